@@ -1,0 +1,51 @@
+//! Command-line interface (clap derive); doc comments are the help text.
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Generate XLA FFI handlers and JAX packages for xsf special functions and CuPy callables.
+#[derive(Debug, Parser)]
+#[command(name = "bridgegen", version)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Write the Rust FFI crate and Python package of a spec (default: generated/<package>/).
+    Generate {
+        /// The TOML spec.
+        spec: PathBuf,
+        /// Output directory.
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+    },
+    /// Exit non-zero, naming each stale file, when the generated tree differs from fresh output.
+    Check {
+        /// The TOML spec.
+        spec: PathBuf,
+        /// Generated directory to compare (default: generated/<package>/).
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+    },
+    /// Generate, compile against the active Python's jaxlib headers, and build a wheel.
+    Build {
+        /// The TOML spec.
+        spec: PathBuf,
+        /// Directory holding xla/ffi/api/c_api.h (default: jax.ffi.include_dir() of the active Python).
+        #[arg(long)]
+        jaxlib_include: Option<PathBuf>,
+        /// Where wheels go.
+        #[arg(long, default_value = "dist")]
+        out: PathBuf,
+        /// Install the wheels into the active Python environment.
+        #[arg(long)]
+        install: bool,
+    },
+    /// Print the validated IR of a spec (for debugging specs and templates).
+    Ir {
+        /// The TOML spec.
+        spec: PathBuf,
+    },
+}

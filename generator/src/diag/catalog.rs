@@ -1,0 +1,226 @@
+//! The error catalog: every message a spec can earn, with its label and hint, in one
+//! place so wording stays consistent and the UI tests lock it.
+
+/// A message, the label under the caret, and an optional hint.
+pub struct Entry {
+    pub message: String,
+    pub label: String,
+    pub help: Option<String>,
+}
+
+fn e(message: String, label: impl Into<String>, help: Option<String>) -> Entry {
+    Entry { message, label: label.into(), help }
+}
+
+pub fn toml_syntax(msg: &str) -> Entry {
+    e(format!("invalid TOML: {}", msg.trim()), "here", Some("fix the TOML syntax; see docs/spec.md for a complete example".into()))
+}
+
+pub fn unknown_key(key: &str, table: &str, known: &[&str]) -> Entry {
+    let hint = match closest(key, known) {
+        Some(k) => format!("did you mean `{k}`? {table} accepts: {}", known.join(", ")),
+        None => format!("{table} accepts: {}", known.join(", ")),
+    };
+    e(format!("unknown key `{key}` in {table}"), "unknown key", Some(hint))
+}
+
+pub fn bad_value(table: &str, msg: &str) -> Entry {
+    e(
+        format!("invalid value in {table}: {}", msg.trim()),
+        "wrong type or missing key",
+        Some("see docs/spec.md for the type of each key".into()),
+    )
+}
+
+pub fn unknown_table(key: &str) -> Entry {
+    e(
+        format!("unknown top-level table `{key}`"),
+        "unknown table",
+        Some("a spec has [package], [defaults], [[ufunc]] and [[function]]".into()),
+    )
+}
+
+pub fn missing_package() -> Entry {
+    e(
+        "the spec has no [package] table".into(),
+        "expected [package] in this file",
+        Some("add:\n[package]\nname = \"jax_mylib\"\nversion = \"0.1.0\"".into()),
+    )
+}
+
+pub fn bad_identifier(what: &str, name: &str) -> Entry {
+    e(
+        format!("{what} `{name}` is not a valid name"),
+        "not a Python/C identifier",
+        Some("use letters, digits and `_`, starting with a letter".into()),
+    )
+}
+
+pub fn reserved_name(what: &str, name: &str) -> Entry {
+    e(
+        format!("{what} `{name}` is reserved"),
+        "reserved",
+        Some("names starting with `bg_`, `_bg` or `bridgegen`, Python keywords and `jax`, `jnp`, `np` are reserved; rename it".into()),
+    )
+}
+
+pub fn bad_version(v: &str) -> Entry {
+    e(format!("package version `{v}` is not of the form X.Y.Z"), "bad version", Some("use a release version such as \"0.1.0\"".into()))
+}
+
+pub fn duplicate(what: &str, name: &str) -> Entry {
+    e(format!("duplicate {what} `{name}`"), "defined again here", Some(format!("each {what} name must be unique; rename or remove one")))
+}
+
+pub fn bad_loop(text: &str, why: &str) -> Entry {
+    e(
+        format!("bad type loop `{text}`: {why}"),
+        "bad type loop",
+        Some("write loops in CuPy notation, e.g. \"f->f\", \"dd->d\", \"d->dd\", \"D->D\", optionally \"f->f as d->d\"; codes: i l f d F D".into()),
+    )
+}
+
+pub fn unknown_dtype(code: char) -> Entry {
+    e(format!("unknown dtype code `{code}`"), "unknown code", Some("codes are i (int32), l (int64), f (float32), d (float64), F (complex64), D (complex128)".into()))
+}
+
+pub fn loop_arity(text: &str, nin: usize, nout: usize, lin: usize, lout: usize) -> Entry {
+    e(
+        format!("type loop `{text}` has {lin} input(s) and {lout} output(s), but the function declares {nin} and {nout}"),
+        "wrong number of types",
+        Some("one type code per input before `->`, one per output after it".into()),
+    )
+}
+
+pub fn empty_list(what: &str) -> Entry {
+    e(format!("{what} must not be empty"), "empty", None)
+}
+
+pub fn unknown_platform(p: &str) -> Entry {
+    e(format!("unknown platform `{p}`"), "unknown platform", Some("platforms are \"cpu\" and \"cuda\"".into()))
+}
+
+pub fn missing_header(name: &str) -> Entry {
+    e(
+        format!("ufunc `{name}` includes no header"),
+        "no headers for this function",
+        Some("add e.g. headers = [\"xsf/gamma.h\"] to the function or to [defaults]".into()),
+    )
+}
+
+pub fn bad_header(h: &str) -> Entry {
+    e(
+        format!("header `{h}` is not a relative header path"),
+        "bad header path",
+        Some("headers are relative to the xsf include root and end in .h/.hpp, e.g. \"xsf/gamma.h\"".into()),
+    )
+}
+
+pub fn unknown_variable(var: &str, known: &[String]) -> Entry {
+    let mut hint = format!("the expression may use the inputs and outputs: {}", known.join(", "));
+    if let Some(k) = closest(var, &known.iter().map(String::as_str).collect::<Vec<_>>()) {
+        hint = format!("did you mean `{k}`? {hint}");
+    }
+    e(format!("expression names unknown variable `{var}`"), "not an input or output", Some(hint))
+}
+
+pub fn unused_output(out: &str) -> Entry {
+    e(
+        format!("output `{out}` is never assigned by the expression"),
+        "multi-output expressions must pass every output",
+        Some("xsf returns several outputs through references, e.g. expr = \"xsf::sici(x, si, ci)\"".into()),
+    )
+}
+
+pub fn name_clash(name: &str) -> Entry {
+    e(format!("`{name}` is both an input and an output"), "used twice", Some("give inputs and outputs distinct names".into()))
+}
+
+pub fn unknown_input(what: &str, name: &str, inputs: &[String]) -> Entry {
+    e(
+        format!("{what} names unknown input `{name}`"),
+        "not an input of this function",
+        Some(format!("inputs are: {}", inputs.join(", "))),
+    )
+}
+
+pub fn unknown_function(name: &str) -> Entry {
+    e(
+        format!("derivative rule calls unknown function `{name}`"),
+        "not a function of this spec",
+        Some("derivative rules may call the spec's own functions and jnp./lax. functions".into()),
+    )
+}
+
+pub fn unknown_module(name: &str) -> Entry {
+    e(format!("derivative rule uses unknown module `{name}`"), "unknown module", Some("use jnp.<fn> or lax.<fn>".into()))
+}
+
+pub fn diff_conflict(name: &str) -> Entry {
+    e(format!("input `{name}` has a derivative rule and is declared nondiff"), "conflict", Some("remove it from one of the two".into()))
+}
+
+pub fn bad_range(name: &str) -> Entry {
+    e(format!("test range of `{name}` must be [low, high] with low < high"), "bad range", None)
+}
+
+pub fn bad_tolerance() -> Entry {
+    e("tolerance must be a positive number below 1".into(), "bad tolerance", None)
+}
+
+pub fn unknown_param_type(t: &str) -> Entry {
+    e(format!("unknown parameter type `{t}`"), "unknown type", Some("parameter types are int, float, bool and str".into()))
+}
+
+pub fn default_type(name: &str, ty: &str) -> Entry {
+    e(format!("default of parameter `{name}` is not a {ty}"), "wrong type", Some(format!("give a {ty} literal")))
+}
+
+pub fn unknown_shape_name(name: &str, known: &[String]) -> Entry {
+    e(
+        format!("rule names unknown argument `{name}`"),
+        "not an input or parameter",
+        Some(format!("shape, dtype and workspace rules may use: {}", known.join(", "))),
+    )
+}
+
+pub fn bad_rank(r: i64) -> Entry {
+    e(format!("rank {r} is out of range"), "bad rank", Some("rank is between 0 and 32".into()))
+}
+
+pub fn bad_cupy_path(p: &str) -> Entry {
+    e(format!("`{p}` is not a dotted CuPy path"), "bad path", Some("write the callable's import path, e.g. \"cupyx.scipy.ndimage.gaussian_filter\"".into()))
+}
+
+/// The known name closest to `s`, if it is close enough to be a likely typo.
+fn closest<'a>(s: &str, known: &[&'a str]) -> Option<&'a str> {
+    known
+        .iter()
+        .map(|k| (levenshtein(s, k), *k))
+        .filter(|(d, k)| *d <= 2.max(k.len() / 3))
+        .min()
+        .map(|(_, k)| k)
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+pub fn name_clash_or_dup(what: &str, name: &str) -> Entry {
+    e(
+        format!("{what} `{name}` is declared twice (inputs, outputs and parameters share one namespace)"),
+        "declared again here",
+        Some("give every argument a distinct name".into()),
+    )
+}

@@ -1,0 +1,443 @@
+//! Check phase: raw spec -> validated IR. One `check_*` function per concern; every
+//! problem is recorded in `Diagnostics` and lowering carries on, so a spec's errors are
+//! all reported in one run.
+
+use super::dtype::{parse_loop, LoopError};
+use super::expr::{cpp_free_names, is_cpp_keyword, is_identifier, py_names, PY_MODULES, PY_RESERVED};
+use super::names::is_reserved;
+use super::*;
+use crate::diag::{catalog, catalog::Entry, Diagnostics};
+use crate::spec::raw::*;
+use std::collections::BTreeMap;
+use std::ops::Range;
+use toml::Spanned;
+
+struct Ctx<'a> {
+    diags: &'a mut Diagnostics,
+}
+
+impl Ctx<'_> {
+    fn err(&mut self, span: Range<usize>, e: Entry) {
+        self.diags.error(span, e.message, e.label, e.help);
+    }
+}
+
+/// Span of the text inside a quoted TOML string, shifted by `offset` characters.
+fn inner(span: &Range<usize>, offset: usize, len: usize) -> Range<usize> {
+    let start = span.start + 1 + offset;
+    start..start + len.max(1)
+}
+
+/// Lower and check a parsed spec.
+pub fn lower(raw: RawSpec, spec_path: &str, spec_hash: String, diags: &mut Diagnostics) -> Option<Package> {
+    let mut cx = Ctx { diags };
+    let Some(pkg) = raw.package else {
+        cx.err(raw.doc_span.clone(), catalog::missing_package());
+        return None;
+    };
+    check_name(&mut cx, "package name", &pkg.name);
+    let version = pkg.version.get_ref();
+    let parts: Vec<&str> = version.split('.').collect();
+    if parts.len() != 3 || parts.iter().any(|p| p.is_empty() || !p.chars().all(|c| c.is_ascii_digit())) {
+        cx.err(pkg.version.span(), catalog::bad_version(version));
+    }
+    if let Some(src) = &pkg.headers_from {
+        if src.get_ref() != "cupy" {
+            cx.err(src.span(), Entry {
+                message: format!("unknown header source `{}`", src.get_ref()),
+                label: "unknown source".into(),
+                help: Some("only \"cupy\" (the CuPy wheel's xsf headers) is supported".into()),
+            });
+        }
+    }
+
+    let default_platforms = raw
+        .defaults
+        .platforms
+        .as_ref()
+        .map(|p| check_platforms(&mut cx, p))
+        .unwrap_or_else(|| Platform::ALL.into_iter().collect());
+    let default_headers = raw.defaults.headers.as_deref().unwrap_or(&[]);
+
+    let mut seen: BTreeMap<String, Range<usize>> = BTreeMap::new();
+    let mut all_names: Vec<&Spanned<String>> = raw.ufuncs.iter().map(|u| &u.name).collect();
+    all_names.extend(raw.functions.iter().map(|f| &f.name));
+    for n in all_names {
+        if seen.insert(n.get_ref().clone(), n.span()).is_some() {
+            cx.err(n.span(), catalog::duplicate("function", n.get_ref()));
+        }
+    }
+    let function_names: Vec<String> = seen.keys().cloned().collect();
+
+    let mut ufuncs: Vec<Ufunc> = raw
+        .ufuncs
+        .iter()
+        .filter_map(|u| lower_ufunc(&mut cx, u, &default_platforms, default_headers, &function_names))
+        .collect();
+    let mut functions: Vec<Function> =
+        raw.functions.iter().filter_map(|f| lower_function(&mut cx, f, &default_platforms)).collect();
+    if !cx.diags.is_empty() {
+        return None;
+    }
+    ufuncs.sort_by(|a, b| a.name.cmp(&b.name));
+    functions.sort_by(|a, b| a.name.cmp(&b.name));
+    Some(Package {
+        name: pkg.name.into_inner(),
+        version: pkg.version.into_inner(),
+        summary: pkg.summary.map(Spanned::into_inner).unwrap_or_default(),
+        spec_path: spec_path.to_string(),
+        spec_hash,
+        ufuncs,
+        functions,
+    })
+}
+
+fn check_name(cx: &mut Ctx, what: &str, name: &Spanned<String>) -> bool {
+    let n = name.get_ref();
+    if !is_identifier(n) {
+        cx.err(name.span(), catalog::bad_identifier(what, n));
+        false
+    } else if is_reserved(n) || PY_RESERVED.contains(&n.as_str()) {
+        cx.err(name.span(), catalog::reserved_name(what, n));
+        false
+    } else {
+        true
+    }
+}
+
+fn check_platforms(cx: &mut Ctx, list: &Spanned<Vec<Spanned<String>>>) -> BTreeSet<Platform> {
+    if list.get_ref().is_empty() {
+        cx.err(list.span(), catalog::empty_list("platforms"));
+    }
+    let mut out = BTreeSet::new();
+    for p in list.get_ref() {
+        match Platform::parse(p.get_ref()) {
+            Some(pl) => {
+                out.insert(pl);
+            }
+            None => cx.err(p.span(), catalog::unknown_platform(p.get_ref())),
+        }
+    }
+    out
+}
+
+fn check_headers(cx: &mut Ctx, headers: &[Spanned<String>]) -> Vec<String> {
+    let mut out = Vec::new();
+    for h in headers {
+        let s = h.get_ref();
+        let ok = !s.is_empty()
+            && !s.starts_with('/')
+            && !s.split('/').any(|c| c == ".." || c.is_empty())
+            && (s.ends_with(".h") || s.ends_with(".hpp") || s.ends_with(".cuh"))
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-./".contains(c));
+        if !ok {
+            cx.err(h.span(), catalog::bad_header(s));
+        } else if !out.contains(s) {
+            out.push(s.clone()); // include order matters in C++: keep the spec's
+        }
+    }
+    out
+}
+
+fn check_arg_names(cx: &mut Ctx, what: &str, names: &[Spanned<String>], seen: &mut BTreeMap<String, ()>) -> Vec<String> {
+    let mut out = Vec::new();
+    for n in names {
+        let s = n.get_ref();
+        if !is_identifier(s) {
+            cx.err(n.span(), catalog::bad_identifier(what, s));
+        } else if is_reserved(s) || is_cpp_keyword(s) || PY_RESERVED.contains(&s.as_str()) {
+            cx.err(n.span(), catalog::reserved_name(what, s));
+        } else if seen.insert(s.clone(), ()).is_some() {
+            cx.err(n.span(), catalog::name_clash_or_dup(what, s));
+        }
+        out.push(s.clone());
+    }
+    out
+}
+
+fn lower_ufunc(
+    cx: &mut Ctx,
+    u: &RawUfunc,
+    default_platforms: &BTreeSet<Platform>,
+    default_headers: &[Spanned<String>],
+    functions: &[String],
+) -> Option<Ufunc> {
+    let before = cx.diags.len();
+    check_name(cx, "function name", &u.name);
+    let name = u.name.get_ref().clone();
+
+    let headers_raw = u.headers.as_deref().unwrap_or(default_headers);
+    if headers_raw.is_empty() {
+        cx.err(u.name.span(), catalog::missing_header(&name));
+    }
+    let headers = check_headers(cx, headers_raw);
+
+    if u.inputs.get_ref().is_empty() {
+        cx.err(u.inputs.span(), catalog::empty_list("inputs"));
+    }
+    let mut seen = BTreeMap::new();
+    let inputs = check_arg_names(cx, "input", u.inputs.get_ref(), &mut seen);
+    let outputs = match &u.outputs {
+        Some(o) => {
+            if o.get_ref().is_empty() {
+                cx.err(o.span(), catalog::empty_list("outputs"));
+            }
+            check_arg_names(cx, "output", o.get_ref(), &mut seen)
+        }
+        None => vec!["out".to_string()],
+    };
+
+    // Expression: every free variable must be an input (or, with several outputs, an output).
+    let expr_text = u.expr.get_ref();
+    let mut known: Vec<String> = inputs.clone();
+    if outputs.len() > 1 {
+        known.extend(outputs.iter().cloned());
+    }
+    let free = cpp_free_names(expr_text);
+    for n in &free {
+        if !known.contains(&n.text) {
+            cx.err(inner(&u.expr.span(), n.offset, n.text.len()), catalog::unknown_variable(&n.text, &known));
+        }
+    }
+    let expr = if outputs.len() > 1 {
+        for o in &outputs {
+            if !free.iter().any(|n| &n.text == o) {
+                cx.err(u.expr.span(), catalog::unused_output(o));
+            }
+        }
+        Expr::Statement(expr_text.clone())
+    } else {
+        Expr::Value(expr_text.clone())
+    };
+
+    let loops = check_loops(cx, &u.loops, inputs.len(), outputs.len());
+    let platforms = u.platforms.as_ref().map_or_else(|| default_platforms.clone(), |p| check_platforms(cx, p));
+
+    let mut derivatives = BTreeMap::new();
+    for (k, v) in u.derivatives.iter().flatten() {
+        if !inputs.contains(k.get_ref()) {
+            cx.err(k.span(), catalog::unknown_input("derivative rule", k.get_ref(), &inputs));
+        }
+        check_derivative(cx, v, &inputs, &outputs, functions);
+        derivatives.insert(k.get_ref().clone(), v.get_ref().clone());
+    }
+    let mut nondiff = Vec::new();
+    for n in u.nondiff.iter().flatten() {
+        if !inputs.contains(n.get_ref()) {
+            cx.err(n.span(), catalog::unknown_input("nondiff", n.get_ref(), &inputs));
+        } else if derivatives.contains_key(n.get_ref()) {
+            cx.err(n.span(), catalog::diff_conflict(n.get_ref()));
+        }
+        nondiff.push(n.get_ref().clone());
+    }
+    let test = u.test.as_ref().map(|t| check_test(cx, t, &inputs)).unwrap_or_default();
+
+    if cx.diags.len() != before {
+        return None;
+    }
+    Some(Ufunc {
+        doc: u.doc.as_ref().map(|d| d.get_ref().trim().to_string()).unwrap_or_default(),
+        name,
+        headers,
+        inputs,
+        outputs,
+        expr,
+        loops,
+        platforms,
+        scipy: u.scipy.as_ref().map(|s| s.get_ref().clone()),
+        cupy: u.cupy.as_ref().map(|s| s.get_ref().clone()),
+        derivatives,
+        nondiff,
+        test,
+    })
+}
+
+fn check_loops(cx: &mut Ctx, loops: &Spanned<Vec<Spanned<String>>>, nin: usize, nout: usize) -> Vec<Loop> {
+    if loops.get_ref().is_empty() {
+        cx.err(loops.span(), catalog::empty_list("loops"));
+    }
+    let mut out: Vec<Loop> = Vec::new();
+    for l in loops.get_ref() {
+        let text = l.get_ref();
+        match parse_loop(text) {
+            Ok(lp) => {
+                if lp.inputs.len() != nin || lp.outputs.len() != nout {
+                    cx.err(l.span(), catalog::loop_arity(text, nin, nout, lp.inputs.len(), lp.outputs.len()));
+                } else if out.iter().any(|o| o.inputs == lp.inputs) {
+                    cx.err(l.span(), catalog::duplicate("type loop for inputs", &lp.signature()));
+                } else {
+                    out.push(lp);
+                }
+            }
+            Err(LoopError::UnknownCode { code, offset }) => {
+                cx.err(inner(&l.span(), offset, 1), catalog::unknown_dtype(code));
+            }
+            Err(LoopError::Syntax(why) | LoopError::Mismatch(why)) => {
+                cx.err(l.span(), catalog::bad_loop(text, &why));
+            }
+        }
+    }
+    out
+}
+
+fn check_derivative(cx: &mut Ctx, rule: &Spanned<String>, inputs: &[String], outputs: &[String], functions: &[String]) {
+    let names = py_names(rule.get_ref());
+    let mut known: Vec<String> = inputs.to_vec();
+    known.extend(outputs.iter().cloned());
+    for v in &names.variables {
+        if !known.contains(&v.text) {
+            cx.err(inner(&rule.span(), v.offset, v.text.len()), catalog::unknown_variable(&v.text, &known));
+        }
+    }
+    for c in &names.calls {
+        if !functions.contains(&c.text) {
+            cx.err(inner(&rule.span(), c.offset, c.text.len()), catalog::unknown_function(&c.text));
+        }
+    }
+    for m in &names.modules {
+        if !PY_MODULES.contains(&m.text.as_str()) {
+            cx.err(inner(&rule.span(), m.offset, m.text.len()), catalog::unknown_module(&m.text));
+        }
+    }
+}
+
+fn check_test(cx: &mut Ctx, t: &RawTest, inputs: &[String]) -> TestHints {
+    let mut hints = TestHints::default();
+    for (k, v) in t.ranges.iter().flatten() {
+        if !inputs.contains(k.get_ref()) {
+            cx.err(k.span(), catalog::unknown_input("test range", k.get_ref(), inputs));
+        }
+        match v.get_ref().as_slice() {
+            [lo, hi] if lo < hi => {
+                hints.ranges.insert(k.get_ref().clone(), (*lo, *hi));
+            }
+            _ => cx.err(v.span(), catalog::bad_range(k.get_ref())),
+        }
+    }
+    for n in t.integers.iter().flatten() {
+        if !inputs.contains(n.get_ref()) {
+            cx.err(n.span(), catalog::unknown_input("test integers", n.get_ref(), inputs));
+        }
+        hints.integers.push(n.get_ref().clone());
+    }
+    for (slot, tol) in [(&mut hints.rtol64, &t.rtol64), (&mut hints.rtol32, &t.rtol32)] {
+        if let Some(tol) = tol {
+            let v = *tol.get_ref();
+            if !(v > 0.0 && v < 1.0) {
+                cx.err(tol.span(), catalog::bad_tolerance());
+            }
+            *slot = Some(v);
+        }
+    }
+    hints.skip_edges = t.skip_edges.as_ref().is_some_and(|b| *b.get_ref());
+    hints
+}
+
+fn lower_function(cx: &mut Ctx, f: &RawFunction, default_platforms: &BTreeSet<Platform>) -> Option<Function> {
+    let before = cx.diags.len();
+    check_name(cx, "function name", &f.name);
+    let path = f.cupy.get_ref();
+    if !(path.starts_with("cupy") && path.split('.').all(is_identifier)) {
+        cx.err(f.cupy.span(), catalog::bad_cupy_path(path));
+    }
+    let mut seen = BTreeMap::new();
+    let mut inputs = Vec::new();
+    for a in &f.inputs {
+        check_arg_names(cx, "input", std::slice::from_ref(&a.name), &mut seen);
+        let mut dtypes = Vec::new();
+        if a.dtypes.get_ref().is_empty() {
+            cx.err(a.dtypes.span(), catalog::empty_list("dtypes"));
+        }
+        for d in a.dtypes.get_ref() {
+            let mut chars = d.get_ref().chars();
+            match (chars.next().and_then(DType::from_code), chars.next()) {
+                (Some(dt), None) => dtypes.push(dt),
+                _ => cx.err(d.span(), catalog::unknown_dtype(d.get_ref().chars().next().unwrap_or('?'))),
+            }
+        }
+        let rank = a.rank.as_ref().and_then(|r| {
+            let v = *r.get_ref();
+            if (0..=32).contains(&v) {
+                Some(v as u32)
+            } else {
+                cx.err(r.span(), catalog::bad_rank(v));
+                None
+            }
+        });
+        inputs.push(ArrayArg { name: a.name.get_ref().clone(), dtypes, rank });
+    }
+    let mut params = Vec::new();
+    for p in &f.params {
+        check_arg_names(cx, "parameter", std::slice::from_ref(&p.name), &mut seen);
+        let Some(ty) = ParamType::parse(p.ty.get_ref()) else {
+            cx.err(p.ty.span(), catalog::unknown_param_type(p.ty.get_ref()));
+            continue;
+        };
+        let default = p.default.as_ref().and_then(|d| match py_literal(ty, d.get_ref()) {
+            Some(lit) => Some(lit),
+            None => {
+                cx.err(d.span(), catalog::default_type(p.name.get_ref(), p.ty.get_ref()));
+                None
+            }
+        });
+        let mut choices = Vec::new();
+        for c in p.choices.iter().flat_map(|c| c.get_ref().iter()) {
+            match py_literal(ty, c) {
+                Some(lit) => choices.push(lit),
+                None => cx.err(p.choices.as_ref().map_or(p.name.span(), Spanned::span), catalog::default_type(p.name.get_ref(), p.ty.get_ref())),
+            }
+        }
+        params.push(Param { name: p.name.get_ref().clone(), ty, default, choices });
+    }
+    let known: Vec<String> = seen.keys().cloned().collect();
+    let check_rule = |cx: &mut Ctx, rule: &Spanned<String>| {
+        for v in py_names(rule.get_ref()).variables {
+            if !known.contains(&v.text) {
+                cx.err(inner(&rule.span(), v.offset, v.text.len()), catalog::unknown_shape_name(&v.text, &known));
+            }
+        }
+    };
+    if f.outputs.is_empty() {
+        cx.err(f.name.span(), catalog::empty_list("outputs"));
+    }
+    let mut outputs = Vec::new();
+    let mut out_seen = BTreeMap::new();
+    for o in &f.outputs {
+        check_arg_names(cx, "output", std::slice::from_ref(&o.name), &mut out_seen);
+        check_rule(cx, &o.shape);
+        check_rule(cx, &o.dtype);
+        outputs.push(OutputArg { name: o.name.get_ref().clone(), shape: o.shape.get_ref().clone(), dtype: o.dtype.get_ref().clone() });
+    }
+    let mut workspace = Vec::new();
+    for w in &f.workspace {
+        check_arg_names(cx, "workspace", std::slice::from_ref(&w.name), &mut out_seen);
+        check_rule(cx, &w.bytes);
+        workspace.push((w.name.get_ref().clone(), w.bytes.get_ref().clone()));
+    }
+    let platforms = f.platforms.as_ref().map_or_else(|| default_platforms.clone(), |p| check_platforms(cx, p));
+    if cx.diags.len() != before {
+        return None;
+    }
+    Some(Function {
+        name: f.name.get_ref().clone(),
+        cupy: path.clone(),
+        doc: f.doc.as_ref().map(|d| d.get_ref().trim().to_string()).unwrap_or_default(),
+        inputs,
+        outputs,
+        workspace,
+        params,
+        platforms,
+    })
+}
+
+/// The Python literal for a TOML value of the given parameter type.
+fn py_literal(ty: ParamType, v: &toml::Value) -> Option<String> {
+    Some(match (ty, v) {
+        (ParamType::Int, toml::Value::Integer(i)) => i.to_string(),
+        (ParamType::Float, toml::Value::Float(f)) => format!("{f:?}"),
+        (ParamType::Float, toml::Value::Integer(i)) => format!("{:?}", *i as f64),
+        (ParamType::Bool, toml::Value::Boolean(b)) => if *b { "True" } else { "False" }.into(),
+        (ParamType::Str, toml::Value::String(s)) => format!("{s:?}"),
+        _ => return None,
+    })
+}

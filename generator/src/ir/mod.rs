@@ -1,0 +1,157 @@
+//! Validated IR: everything resolved and defaulted, names decided (see `names`),
+//! functions sorted by name. Emitters read only this (through `emit::view`).
+
+pub mod dtype;
+pub mod expr;
+pub mod lower;
+pub mod names;
+
+pub use dtype::{DType, Loop};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Where generated code runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Platform {
+    Cpu,
+    Cuda,
+}
+
+impl Platform {
+    pub const ALL: [Platform; 2] = [Platform::Cpu, Platform::Cuda];
+
+    /// The spelling used in specs, in JAX (`jax.devices()[0].platform`) and in symbols.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Platform::Cpu => "cpu",
+            Platform::Cuda => "cuda",
+        }
+    }
+
+    /// The platform string handed to `jax.ffi.register_ffi_target`. Never lowercase
+    /// "cuda": XLA's CUDA plugin only reads "CUDA"/"gpu" and silently drops the rest.
+    pub fn xla_registration_name(self) -> &'static str {
+        match self {
+            Platform::Cpu => "cpu",
+            Platform::Cuda => "CUDA",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Platform> {
+        Platform::ALL.into_iter().find(|p| p.as_str() == s)
+    }
+}
+
+/// A whole spec file, validated.
+#[derive(Debug, Clone)]
+pub struct Package {
+    /// Python import name, e.g. `jax_xsf`.
+    pub name: String,
+    pub version: String,
+    pub summary: String,
+    /// Spec path as given on the command line (for banners and diagnostics).
+    pub spec_path: String,
+    /// sha256 of the spec text: part of the contract stamped into both halves.
+    pub spec_hash: String,
+    pub ufuncs: Vec<Ufunc>,
+    pub functions: Vec<Function>,
+}
+
+/// The C++ snippet evaluated per element.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expr {
+    /// Single output: the value of the expression is stored.
+    Value(String),
+    /// Several outputs: a statement that assigns the named outputs (by reference).
+    Statement(String),
+}
+
+/// An elementwise function.
+#[derive(Debug, Clone)]
+pub struct Ufunc {
+    pub name: String,
+    pub doc: String,
+    /// Header paths relative to the xsf include root, in include order, deduplicated.
+    pub headers: Vec<String>,
+    pub inputs: Vec<String>,
+    pub outputs: Vec<String>,
+    pub expr: Expr,
+    pub loops: Vec<Loop>,
+    pub platforms: BTreeSet<Platform>,
+    pub scipy: Option<String>,
+    pub cupy: Option<String>,
+    /// Input name -> derivative expression (Python, over spec functions and `jnp`).
+    pub derivatives: BTreeMap<String, String>,
+    /// Inputs declared not differentiable.
+    pub nondiff: Vec<String>,
+    pub test: TestHints,
+}
+
+/// Sampling hints for generated accuracy tests.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TestHints {
+    pub ranges: BTreeMap<String, (f64, f64)>,
+    pub integers: Vec<String>,
+    pub rtol64: Option<f64>,
+    pub rtol32: Option<f64>,
+    pub skip_edges: bool,
+}
+
+/// Type of a static parameter of a callable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamType {
+    Int,
+    Float,
+    Bool,
+    Str,
+}
+
+impl ParamType {
+    pub fn parse(s: &str) -> Option<ParamType> {
+        Some(match s {
+            "int" => ParamType::Int,
+            "float" => ParamType::Float,
+            "bool" => ParamType::Bool,
+            "str" => ParamType::Str,
+            _ => return None,
+        })
+    }
+}
+
+/// A general CuPy callable (`[[function]]`).
+#[derive(Debug, Clone)]
+pub struct Function {
+    pub name: String,
+    pub cupy: String,
+    pub doc: String,
+    pub inputs: Vec<ArrayArg>,
+    pub outputs: Vec<OutputArg>,
+    pub workspace: Vec<(String, String)>,
+    pub params: Vec<Param>,
+    pub platforms: BTreeSet<Platform>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ArrayArg {
+    pub name: String,
+    pub dtypes: Vec<DType>,
+    pub rank: Option<u32>,
+}
+
+#[derive(Debug, Clone)]
+pub struct OutputArg {
+    pub name: String,
+    /// Python expression for the shape (over input `.shape`, `.ndim`, `.size` and params).
+    pub shape: String,
+    /// Python expression for the dtype (`x.dtype` or a dtype code).
+    pub dtype: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Param {
+    pub name: String,
+    pub ty: ParamType,
+    /// Python literal of the default, if any.
+    pub default: Option<String>,
+    /// Python literals of the allowed values, if restricted.
+    pub choices: Vec<String>,
+}

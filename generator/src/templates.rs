@@ -1,0 +1,24 @@
+//! The minijinja environment: templates embedded at compile time from `templates/`,
+//! strict about undefined variables.
+
+use minijinja::{Environment, UndefinedBehavior};
+
+const TEMPLATES: &[(&str, &str)] = &[
+    ("rust/Cargo.toml.j2", include_str!("../../templates/rust/Cargo.toml.j2")),
+    ("rust/build.rs.j2", include_str!("../../templates/rust/build.rs.j2")),
+    ("cpp/ufunc.cpp.j2", include_str!("../../templates/cpp/ufunc.cpp.j2")),
+    ("cpp/loops.cpp.j2", include_str!("../../templates/cpp/loops.cpp.j2")),
+    ("python/__init__.py.j2", include_str!("../../templates/python/__init__.py.j2")),
+    ("python/__init__.pyi.j2", include_str!("../../templates/python/__init__.pyi.j2")),
+    ("python/_spec.py.j2", include_str!("../../templates/python/_spec.py.j2")),
+];
+
+pub fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_keep_trailing_newline(true);
+    for (name, src) in TEMPLATES {
+        env.add_template(name, src).expect("embedded templates parse (covered by golden tests)");
+    }
+    env
+}

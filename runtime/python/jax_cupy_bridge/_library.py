@@ -1,0 +1,65 @@
+"""Loading a generated package's shared library and registering its FFI handlers.
+
+The library is loaded with ctypes and handed to XLA through ``jax.ffi.pycapsule``: no
+CPython extension, so one wheel serves every Python version.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from types import ModuleType
+
+import jax
+import jax.ffi
+
+# The platform strings XLA reads. Never lowercase "cuda": the CUDA plugin only reads
+# "CUDA"/"gpu" and silently drops other spellings.
+_XLA_PLATFORM = {"cpu": "cpu", "cuda": "CUDA"}
+
+
+class BuildMismatchError(ImportError):
+    """The compiled library does not belong to this Python package."""
+
+
+def _rebuild_hint(package: str) -> str:
+    return f"rebuild and reinstall it: `bridgegen build <spec of {package}> --install`"
+
+
+def load_library(package: str, package_dir: str, spec: ModuleType) -> ctypes.CDLL:
+    """Load ``spec.LIBRARY`` from ``package_dir`` and check its contract."""
+    path = os.path.join(package_dir, spec.LIBRARY)
+    if not os.path.exists(path):
+        raise ImportError(
+            f"{package}: compiled library {spec.LIBRARY} is missing from {package_dir}; "
+            + _rebuild_hint(package)
+        )
+    lib = ctypes.CDLL(path)
+    contract_fn = getattr(lib, spec.CONTRACT_SYMBOL, None)
+    if contract_fn is None:
+        raise BuildMismatchError(f"{package}: {path} has no symbol {spec.CONTRACT_SYMBOL}; " + _rebuild_hint(package))
+    contract_fn.restype = ctypes.c_char_p
+    built = contract_fn().decode()
+    if built != spec.CONTRACT:
+        raise BuildMismatchError(
+            f"{package}: the compiled library ({built!r}) does not match its Python code "
+            f"({spec.CONTRACT!r}); " + _rebuild_hint(package)
+        )
+    return lib
+
+
+def ffi_api_versions(lib: ctypes.CDLL) -> dict[str, tuple[int, int]]:
+    """The FFI API version of the header the library was built against, and the one it reports."""
+    out = {}
+    for key, sym in (("header", "bg_header_ffi_api_version"), ("reported", "bg_reported_ffi_api_version")):
+        fn = getattr(lib, sym)
+        fn.restype = ctypes.c_int
+        v = fn()
+        out[key] = (v // 1000, v % 1000)
+    return out
+
+
+def register_handler(lib: ctypes.CDLL, target: str, symbol: str, platform: str) -> None:
+    """Register one handler symbol of ``lib`` as XLA FFI target ``target``."""
+    fn = getattr(lib, symbol)
+    jax.ffi.register_ffi_target(target, jax.ffi.pycapsule(fn), platform=_XLA_PLATFORM[platform])

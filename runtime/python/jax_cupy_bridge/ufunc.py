@@ -1,0 +1,146 @@
+"""Elementwise bridged functions ("ufuncs"): one JAX primitive shared by every generated
+ufunc, its shape/dtype rule, batching rule and per-platform lowering to the package's
+XLA FFI target.
+
+Generated packages call :func:`load_ufuncs` with their ``_spec`` module; everything else
+(argument checking, loop choice, broadcasting) happens here.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from types import ModuleType
+
+import jax
+import jax.ffi
+import jax.numpy as jnp
+import numpy as np
+from jax.extend.core import Primitive
+from jax.interpreters import batching, mlir
+
+from . import _library
+from ._dtypes import Loop, resolve
+
+ufunc_p = Primitive("bridgegen_ufunc")
+ufunc_p.multiple_results = True
+
+
+class Ufunc:
+    """A bridged elementwise function: checks and converts arguments at trace time and
+    binds :data:`ufunc_p`."""
+
+    def __init__(self, *, qualname, target, inputs, outputs, loops, platforms, built):
+        self.qualname = qualname
+        self.target = target
+        self.inputs = tuple(inputs)
+        self.outputs = tuple(outputs)
+        self.loops = tuple(Loop.parse(s) for s in loops)
+        self.platforms = tuple(platforms)
+        self.built = tuple(built)
+
+    def __call__(self, *args):
+        if len(args) != len(self.inputs):
+            raise TypeError(
+                f"{self.qualname}() takes {len(self.inputs)} argument(s) ({', '.join(self.inputs)}), "
+                f"got {len(args)}"
+            )
+        loop = resolve(self.qualname, self.loops, args)
+        arrays = [jnp.asarray(a, dtype=dt) for a, dt in zip(args, loop.inputs)]
+        try:
+            shape = np.broadcast_shapes(*(a.shape for a in arrays))
+        except ValueError:
+            shapes = ", ".join(str(tuple(a.shape)) for a in arrays)
+            raise ValueError(f"{self.qualname}: argument shapes {shapes} do not broadcast together") from None
+        outs = ufunc_p.bind(
+            *arrays,
+            name=self.qualname,
+            target=self.target,
+            platforms=self.platforms,
+            built=self.built,
+            out_shape=tuple(shape),
+            out_dtypes=loop.outputs,
+        )
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def load_ufuncs(package: str, spec: ModuleType) -> dict[str, Ufunc]:
+    """Load ``package``'s library, register its handlers, and build its ufuncs."""
+    package_dir = os.path.dirname(sys.modules[package].__file__)
+    lib = _library.load_library(package, package_dir, spec)
+    ufuncs = {}
+    for name, info in spec.UFUNCS.items():
+        for platform, symbol in info["handlers"].items():
+            _library.register_handler(lib, info["target"], symbol, platform)
+        ufuncs[name] = Ufunc(
+            qualname=f"{package}.{name}",
+            target=info["target"],
+            inputs=info["inputs"],
+            outputs=info["outputs"],
+            loops=info["loops"],
+            platforms=info["platforms"],
+            built=tuple(info["handlers"]),
+        )
+    return ufuncs
+
+
+# --- primitive rules --------------------------------------------------------------
+
+
+def _abstract_eval(*avals, out_shape, out_dtypes, **_):
+    return [jax.core.ShapedArray(out_shape, dt) for dt in out_dtypes]
+
+
+ufunc_p.def_abstract_eval(_abstract_eval)
+
+
+@functools.lru_cache(maxsize=None)
+def _jitted(params: tuple):
+    kw = dict(params)
+    return jax.jit(lambda *args: ufunc_p.bind(*args, **kw))
+
+
+def _impl(*args, **params):
+    return _jitted(tuple(sorted(params.items())))(*args)
+
+
+ufunc_p.def_impl(_impl)
+
+
+def _lowering(ctx, *args, name, target, platforms, built, out_shape, out_dtypes):
+    for platform in ctx.module_context.platforms:
+        if platform not in platforms:
+            raise NotImplementedError(
+                f"{name} is not available on platform '{platform}'; it runs on: {', '.join(platforms)}"
+            )
+        if platform not in built:
+            raise NotImplementedError(
+                f"{name} supports '{platform}' but this build has no {platform} kernels "
+                f"(built for: {', '.join(built) or 'nothing'}); rebuild with bridgegen for that platform"
+            )
+    return jax.ffi.ffi_lowering(target)(ctx, *args)
+
+
+mlir.register_lowering(ufunc_p, _lowering)
+
+
+def _batch(args, dims, *, out_shape, **params):
+    # Elementwise with broadcasting: move every batch axis to the front; unbatched
+    # operands broadcast against it (right-aligned), so no per-element loop is needed.
+    size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
+    rank = len(out_shape)
+    moved = []
+    for a, d in zip(args, dims):
+        if d is None:
+            moved.append(a)
+        else:
+            a = jnp.moveaxis(a, d, 0)
+            # Give the operand the full per-example rank so its batch axis lines up.
+            pad = rank - (a.ndim - 1)
+            moved.append(a.reshape((a.shape[0],) + (1,) * pad + a.shape[1:]))
+    outs = ufunc_p.bind(*moved, out_shape=(size,) + tuple(out_shape), **params)
+    return outs, [0] * len(outs)
+
+
+batching.primitive_batchers[ufunc_p] = _batch

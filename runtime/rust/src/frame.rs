@@ -1,0 +1,159 @@
+//! Handler entry: answers XLA's metadata query, skips stages with nothing to do, turns
+//! errors and panics into XLA errors (a panic must never cross `extern "C"`), and gives
+//! the body safe views of the call's buffers.
+
+use crate::ffi::*;
+use std::ffi::CString;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// An error a handler returns to XLA: an absl status code and a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FfiError {
+    pub code: i32,
+    pub message: String,
+}
+
+impl FfiError {
+    pub fn invalid(message: impl Into<String>) -> Self {
+        FfiError { code: errc::INVALID_ARGUMENT, message: message.into() }
+    }
+    pub fn internal(message: impl Into<String>) -> Self {
+        FfiError { code: errc::INTERNAL, message: message.into() }
+    }
+}
+
+/// A buffer argument or result of the current call.
+#[derive(Debug, Clone, Copy)]
+pub struct Buffer<'a> {
+    pub dtype: i32,
+    pub data: *mut u8,
+    pub dims: &'a [i64],
+}
+
+impl Buffer<'_> {
+    pub fn len(&self) -> i64 {
+        self.dims.iter().product()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The decoded call frame of an EXECUTE call.
+pub struct Call<'a> {
+    pub frame: &'a XLA_FFI_CallFrame,
+}
+
+unsafe fn slice<'a, T>(ptr: *const T, len: i64) -> &'a [T] {
+    if ptr.is_null() || len <= 0 {
+        &[]
+    } else {
+        std::slice::from_raw_parts(ptr, len as usize)
+    }
+}
+
+unsafe fn buffer<'a>(kind: i32, ptr: *mut std::ffi::c_void, what: &str, i: usize) -> Result<Buffer<'a>, FfiError> {
+    if kind != BUFFER || ptr.is_null() {
+        return Err(FfiError::invalid(format!("{what} {i} is not a buffer (type {kind})")));
+    }
+    let b = &*(ptr as *const XLA_FFI_Buffer);
+    Ok(Buffer { dtype: b.dtype, data: b.data as *mut u8, dims: slice(b.dims, b.rank) })
+}
+
+impl<'a> Call<'a> {
+    pub fn num_args(&self) -> usize {
+        self.frame.args.size.max(0) as usize
+    }
+    pub fn num_rets(&self) -> usize {
+        self.frame.rets.size.max(0) as usize
+    }
+    pub fn arg(&self, i: usize) -> Result<Buffer<'a>, FfiError> {
+        let a = &self.frame.args;
+        unsafe {
+            let types = slice(a.types, a.size);
+            let ptrs = slice(a.args, a.size);
+            buffer(*types.get(i).ok_or_else(|| FfiError::invalid(format!("missing argument {i}")))?, ptrs[i], "argument", i)
+        }
+    }
+    pub fn ret(&self, i: usize) -> Result<Buffer<'a>, FfiError> {
+        let r = &self.frame.rets;
+        unsafe {
+            let types = slice(r.types, r.size);
+            let ptrs = slice(r.rets, r.size);
+            buffer(*types.get(i).ok_or_else(|| FfiError::invalid(format!("missing result {i}")))?, ptrs[i], "result", i)
+        }
+    }
+}
+
+/// Walk the extension chain for the metadata query.
+unsafe fn metadata_extension(frame: &XLA_FFI_CallFrame) -> Option<*mut XLA_FFI_Metadata> {
+    let mut ext = frame.extension_start;
+    while !ext.is_null() {
+        if (*ext).type_ == EXTENSION_METADATA {
+            let m = (*(ext as *mut XLA_FFI_Metadata_Extension)).metadata;
+            return (!m.is_null()).then_some(m);
+        }
+        ext = (*ext).next;
+    }
+    None
+}
+
+/// Create an XLA error through the frame's API table (the CUDA plugin has its own XLA copy,
+/// so the frame's table is the only right one).
+unsafe fn make_error(frame: &XLA_FFI_CallFrame, err: &FfiError) -> *mut XLA_FFI_Error {
+    let Some(create) = frame.api.as_ref().and_then(|api| api.XLA_FFI_Error_Create) else {
+        return std::ptr::null_mut(); // no way to report; nothing better to do
+    };
+    let msg = CString::new(err.message.replace('\0', " ")).unwrap_or_default();
+    let mut args = XLA_FFI_Error_Create_Args {
+        struct_size: ERROR_CREATE_ARGS_SIZE,
+        extension_start: std::ptr::null_mut(),
+        message: msg.as_ptr(),
+        errc: err.code,
+    };
+    create(&mut args)
+}
+
+/// Run a handler body for one call frame. `name` prefixes error messages; `traits` is
+/// reported in the metadata handshake.
+///
+/// # Safety
+/// `frame` must be the call frame XLA passed to the handler.
+pub unsafe fn entry(
+    frame: *mut XLA_FFI_CallFrame,
+    name: &str,
+    traits: u32,
+    body: impl FnOnce(&Call) -> Result<(), FfiError>,
+) -> *mut XLA_FFI_Error {
+    let Some(frame) = frame.as_ref() else {
+        return std::ptr::null_mut();
+    };
+    if let Some(meta) = metadata_extension(frame) {
+        let (major, minor) = crate::REPORTED_API_VERSION;
+        (*meta).api_version.major_version = major;
+        (*meta).api_version.minor_version = minor;
+        (*meta).traits = traits;
+        return std::ptr::null_mut();
+    }
+    let result = if frame.struct_size < CALL_FRAME_MIN_SIZE {
+        Err(FfiError::internal(format!("call frame of {} bytes is smaller than {CALL_FRAME_MIN_SIZE}", frame.struct_size)))
+    } else {
+        match frame.stage {
+            stage::EXECUTE => catch_unwind(AssertUnwindSafe(|| body(&Call { frame })))
+                .unwrap_or_else(|p| {
+                    let what = p
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| p.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "panic".into());
+                    Err(FfiError::internal(format!("panic: {what}")))
+                }),
+            stage::INSTANTIATE | stage::PREPARE | stage::INITIALIZE => Ok(()),
+            other => Err(FfiError { code: errc::UNIMPLEMENTED, message: format!("unknown execution stage {other}") }),
+        }
+    };
+    match result {
+        Ok(()) => std::ptr::null_mut(),
+        Err(e) => make_error(frame, &FfiError { code: e.code, message: format!("{name}: {}", e.message) }),
+    }
+}

@@ -1,0 +1,22 @@
+//! bridgegen-runtime: everything generated handler crates share, so generated code stays
+//! a table of loops and one-line `extern "C"` entry points.
+//!
+//! - `ffi`: the XLA FFI C API mirror, layout-checked against the local `c_api.h`;
+//! - `frame`: the handler entry (metadata handshake, stages, panics -> XLA errors) and
+//!   safe views of arguments and results;
+//! - `cpu`: NumPy-style broadcasting elementwise execution over XLA's row-major buffers,
+//!   split over a thread pool for large arrays;
+//! - `exports`: symbols the Python side reads (FFI API versions).
+
+pub mod cpu;
+pub mod dtype;
+pub mod exports;
+pub mod ffi;
+pub mod frame;
+
+pub use dtype::DType;
+
+/// The FFI API version every handler reports in the metadata handshake. XLA accepts
+/// handlers from 0.1 up to its own version, so reporting the lowest version we need
+/// (0.1: we use nothing newer) keeps one build working from jaxlib 0.7.2 on.
+pub const REPORTED_API_VERSION: (i32, i32) = (0, 1);
