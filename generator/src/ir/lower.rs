@@ -241,6 +241,7 @@ fn lower_ufunc(
         headers,
         inputs,
         outputs,
+        prelude: u.prelude.as_ref().map(|p| p.get_ref().trim().to_string()).unwrap_or_default(),
         expr,
         loops,
         platforms,

@@ -74,6 +74,8 @@ pub struct Ufunc {
     pub headers: Vec<String>,
     pub inputs: Vec<String>,
     pub outputs: Vec<String>,
+    /// C++ helpers emitted after the headers (empty if none).
+    pub prelude: String,
     pub expr: Expr,
     pub loops: Vec<Loop>,
     pub platforms: BTreeSet<Platform>,

@@ -38,6 +38,9 @@ pub struct RawUfunc {
     pub inputs: Spanned<Vec<Spanned<String>>>,
     #[serde(default)]
     pub outputs: Option<Spanned<Vec<Spanned<String>>>>,
+    /// C++ emitted once after the headers (helpers the expression calls).
+    #[serde(default)]
+    pub prelude: Option<Spanned<String>>,
     pub expr: Spanned<String>,
     pub loops: Spanned<Vec<Spanned<String>>>,
     #[serde(default)]

@@ -81,8 +81,48 @@ fn execute(call: &Call, uf: &Ufunc) -> Result<(), FfiError> {
         }
     }
     let plan = Plan::new(&bufs, lp.types, &shape, uf.nin)?;
+    let _ieee = IeeeDenormals::enter();
     plan.run(lp.kernel);
     Ok(())
+}
+
+/// XLA runs its CPU threads with denormals flushed to zero (FTZ/DAZ). xsf, like SciPy,
+/// relies on gradual underflow in intermediate results, so the calling thread gets IEEE
+/// denormals for the duration of the call (rayon's workers have them by default).
+struct IeeeDenormals {
+    #[cfg(target_arch = "x86_64")]
+    saved: u32,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl IeeeDenormals {
+    const FTZ_DAZ: u32 = (1 << 15) | (1 << 6);
+
+    fn enter() -> Self {
+        let mut saved: u32 = 0;
+        // SAFETY: reads and writes the SSE control register of this thread only.
+        unsafe {
+            std::arch::asm!("stmxcsr [{}]", in(reg) &mut saved, options(nostack));
+            let ieee = saved & !Self::FTZ_DAZ;
+            std::arch::asm!("ldmxcsr [{}]", in(reg) &ieee, options(nostack));
+        }
+        IeeeDenormals { saved }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Drop for IeeeDenormals {
+    fn drop(&mut self) {
+        // SAFETY: restores the value read in `enter`.
+        unsafe { std::arch::asm!("ldmxcsr [{}]", in(reg) &self.saved, options(nostack)) };
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+impl IeeeDenormals {
+    fn enter() -> Self {
+        IeeeDenormals {}
+    }
 }
 
 /// Broadcast-and-merged iteration space: `shape` (at least one axis), per-operand byte

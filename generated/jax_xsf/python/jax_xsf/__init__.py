@@ -26,7 +26,6 @@ __all__ = [
     "chdtri",
     "cosdg",
     "cosm1",
-    "cotdg",
     "dawsn",
     "digamma",
     "ellipe",
@@ -42,9 +41,6 @@ __all__ = [
     "exp10",
     "exp2",
     "expi",
-    "fdtr",
-    "fdtrc",
-    "fdtri",
     "fresnel",
     "gamma",
     "gammainc",
@@ -91,7 +87,6 @@ __all__ = [
     "spence",
     "spherical_in",
     "spherical_jn",
-    "spherical_kn",
     "spherical_yn",
     "struve",
     "tandg",
@@ -247,17 +242,6 @@ def cosm1(x, /):
     Platforms: cpu, cuda.
     """
     return _ufuncs["cosm1"](x)
-
-
-def cotdg(x, /):
-    """Cotangent of the angle x given in degrees.
-
-    Equivalent to ``scipy.special.cotdg``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.cotdg.html
-    CuPy equivalent: ``cupyx.scipy.special.cotdg``.
-    Type loops: f->f, d->d.
-    Platforms: cpu, cuda.
-    """
-    return _ufuncs["cotdg"](x)
 
 
 def dawsn(z, /):
@@ -420,39 +404,6 @@ def expi(x, /):
     Platforms: cpu, cuda.
     """
     return _ufuncs["expi"](x)
-
-
-def fdtr(dfn, dfd, x, /):
-    """F cumulative distribution function.
-
-    Equivalent to ``scipy.special.fdtr``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.fdtr.html
-    CuPy equivalent: ``cupyx.scipy.special.fdtr``.
-    Type loops: fff->f, ddd->d.
-    Platforms: cpu, cuda.
-    """
-    return _ufuncs["fdtr"](dfn, dfd, x)
-
-
-def fdtrc(dfn, dfd, x, /):
-    """F survival function.
-
-    Equivalent to ``scipy.special.fdtrc``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.fdtrc.html
-    CuPy equivalent: ``cupyx.scipy.special.fdtrc``.
-    Type loops: fff->f, ddd->d.
-    Platforms: cpu, cuda.
-    """
-    return _ufuncs["fdtrc"](dfn, dfd, x)
-
-
-def fdtri(dfn, dfd, p, /):
-    """The p-th quantile of the F-distribution.
-
-    Equivalent to ``scipy.special.fdtri``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.fdtri.html
-    CuPy equivalent: ``cupyx.scipy.special.fdtri``.
-    Type loops: fff->f, ddd->d.
-    Platforms: cpu, cuda.
-    """
-    return _ufuncs["fdtri"](dfn, dfd, p)
 
 
 def fresnel(z, /):
@@ -947,16 +898,6 @@ def spherical_jn(n, z, /):
     Platforms: cpu.
     """
     return _ufuncs["spherical_jn"](n, z)
-
-
-def spherical_kn(n, z, /):
-    """Modified spherical Bessel function of the second kind. (The derivative flag of SciPy's function is not supported.)
-
-    Equivalent to ``scipy.special.spherical_kn``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.spherical_kn.html
-    Type loops: if->f, id->d, lf->f, ld->d, iF->F, iD->D, lF->F, lD->D.
-    Platforms: cpu.
-    """
-    return _ufuncs["spherical_kn"](n, z)
 
 
 def spherical_yn(n, z, /):

@@ -6,7 +6,7 @@ VERSION = "0.1.0"
 LIBRARY = "libjax_xsf_ffi.so"
 CONTRACT_SYMBOL = "bg_jax_xsf_contract"
 # Stamped into the library too; a mismatch at import means stale build output.
-CONTRACT = "bridgegen 0.1.0; spec sha256:a12fffa7a7a35e01; xla-ffi-api 0.1"
+CONTRACT = "bridgegen 0.1.0; spec sha256:13fa5338540ab312; xla-ffi-api 0.1"
 
 UFUNCS = {
     "agm": dict(
@@ -112,14 +112,6 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_cosm1_cpu"},
-    ),
-    "cotdg": dict(
-        target="bridgegen.jax_xsf.cotdg",
-        inputs=("x",),
-        outputs=("out",),
-        loops=("f->f", "d->d"),
-        platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_cotdg_cpu"},
     ),
     "dawsn": dict(
         target="bridgegen.jax_xsf.dawsn",
@@ -240,30 +232,6 @@ UFUNCS = {
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_expi_cpu"},
-    ),
-    "fdtr": dict(
-        target="bridgegen.jax_xsf.fdtr",
-        inputs=("dfn", "dfd", "x"),
-        outputs=("out",),
-        loops=("fff->f", "ddd->d"),
-        platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_fdtr_cpu"},
-    ),
-    "fdtrc": dict(
-        target="bridgegen.jax_xsf.fdtrc",
-        inputs=("dfn", "dfd", "x"),
-        outputs=("out",),
-        loops=("fff->f", "ddd->d"),
-        platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_fdtrc_cpu"},
-    ),
-    "fdtri": dict(
-        target="bridgegen.jax_xsf.fdtri",
-        inputs=("dfn", "dfd", "p"),
-        outputs=("out",),
-        loops=("fff->f", "ddd->d"),
-        platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_fdtri_cpu"},
     ),
     "fresnel": dict(
         target="bridgegen.jax_xsf.fresnel",
@@ -632,14 +600,6 @@ UFUNCS = {
         loops=("if->f", "id->d", "lf->f", "ld->d", "iF->F", "iD->D", "lF->F", "lD->D"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_spherical_jn_cpu"},
-    ),
-    "spherical_kn": dict(
-        target="bridgegen.jax_xsf.spherical_kn",
-        inputs=("n", "z"),
-        outputs=("out",),
-        loops=("if->f", "id->d", "lf->f", "ld->d", "iF->F", "iD->D", "lF->F", "lD->D"),
-        platforms=("cpu",),
-        handlers={"cpu": "bg_jax_xsf_spherical_kn_cpu"},
     ),
     "spherical_yn": dict(
         target="bridgegen.jax_xsf.spherical_yn",

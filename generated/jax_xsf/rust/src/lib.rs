@@ -42,8 +42,6 @@ extern "C" {
     fn bg_jax_xsf_cosdg__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_cosm1__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_cosm1__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
-    fn bg_jax_xsf_cotdg__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
-    fn bg_jax_xsf_cotdg__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_dawsn__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_dawsn__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_dawsn__F_F(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -106,12 +104,6 @@ extern "C" {
     fn bg_jax_xsf_expi__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_expi__F_F(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_expi__D_D(args: *const *mut u8, n: *const i64, steps: *const i64);
-    fn bg_jax_xsf_fdtr__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
-    fn bg_jax_xsf_fdtr__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
-    fn bg_jax_xsf_fdtrc__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
-    fn bg_jax_xsf_fdtrc__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
-    fn bg_jax_xsf_fdtri__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
-    fn bg_jax_xsf_fdtri__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_fresnel__f_ff(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_fresnel__d_dd(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_gamma__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -346,46 +338,6 @@ extern "C" {
         steps: *const i64,
     );
     fn bg_jax_xsf_spherical_jn__lD_D(
-        args: *const *mut u8,
-        n: *const i64,
-        steps: *const i64,
-    );
-    fn bg_jax_xsf_spherical_kn__if_f(
-        args: *const *mut u8,
-        n: *const i64,
-        steps: *const i64,
-    );
-    fn bg_jax_xsf_spherical_kn__id_d(
-        args: *const *mut u8,
-        n: *const i64,
-        steps: *const i64,
-    );
-    fn bg_jax_xsf_spherical_kn__lf_f(
-        args: *const *mut u8,
-        n: *const i64,
-        steps: *const i64,
-    );
-    fn bg_jax_xsf_spherical_kn__ld_d(
-        args: *const *mut u8,
-        n: *const i64,
-        steps: *const i64,
-    );
-    fn bg_jax_xsf_spherical_kn__iF_F(
-        args: *const *mut u8,
-        n: *const i64,
-        steps: *const i64,
-    );
-    fn bg_jax_xsf_spherical_kn__iD_D(
-        args: *const *mut u8,
-        n: *const i64,
-        steps: *const i64,
-    );
-    fn bg_jax_xsf_spherical_kn__lF_F(
-        args: *const *mut u8,
-        n: *const i64,
-        steps: *const i64,
-    );
-    fn bg_jax_xsf_spherical_kn__lD_D(
         args: *const *mut u8,
         n: *const i64,
         steps: *const i64,
@@ -811,30 +763,6 @@ pub unsafe extern "C" fn bg_jax_xsf_cosm1_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &UFUNC_COSM1)
 }
-static UFUNC_COTDG: Ufunc = Ufunc {
-    name: "jax_xsf.cotdg",
-    nin: 1usize,
-    nout: 1usize,
-    loops: &[
-        Loop {
-            types: &[DType::F32, DType::F32],
-            kernel: bg_jax_xsf_cotdg__f_f,
-        },
-        Loop {
-            types: &[DType::F64, DType::F64],
-            kernel: bg_jax_xsf_cotdg__d_d,
-        },
-    ],
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.cotdg` on cpu.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_cotdg_cpu(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cpu::run_ufunc(frame, &UFUNC_COTDG)
-}
 static UFUNC_DAWSN: Ufunc = Ufunc {
     name: "jax_xsf.dawsn",
     nin: 1usize,
@@ -1258,78 +1186,6 @@ pub unsafe extern "C" fn bg_jax_xsf_expi_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &UFUNC_EXPI)
-}
-static UFUNC_FDTR: Ufunc = Ufunc {
-    name: "jax_xsf.fdtr",
-    nin: 3usize,
-    nout: 1usize,
-    loops: &[
-        Loop {
-            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
-            kernel: bg_jax_xsf_fdtr__fff_f,
-        },
-        Loop {
-            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
-            kernel: bg_jax_xsf_fdtr__ddd_d,
-        },
-    ],
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.fdtr` on cpu.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_fdtr_cpu(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cpu::run_ufunc(frame, &UFUNC_FDTR)
-}
-static UFUNC_FDTRC: Ufunc = Ufunc {
-    name: "jax_xsf.fdtrc",
-    nin: 3usize,
-    nout: 1usize,
-    loops: &[
-        Loop {
-            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
-            kernel: bg_jax_xsf_fdtrc__fff_f,
-        },
-        Loop {
-            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
-            kernel: bg_jax_xsf_fdtrc__ddd_d,
-        },
-    ],
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.fdtrc` on cpu.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_fdtrc_cpu(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cpu::run_ufunc(frame, &UFUNC_FDTRC)
-}
-static UFUNC_FDTRI: Ufunc = Ufunc {
-    name: "jax_xsf.fdtri",
-    nin: 3usize,
-    nout: 1usize,
-    loops: &[
-        Loop {
-            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
-            kernel: bg_jax_xsf_fdtri__fff_f,
-        },
-        Loop {
-            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
-            kernel: bg_jax_xsf_fdtri__ddd_d,
-        },
-    ],
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.fdtri` on cpu.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_fdtri_cpu(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cpu::run_ufunc(frame, &UFUNC_FDTRI)
 }
 static UFUNC_FRESNEL: Ufunc = Ufunc {
     name: "jax_xsf.fresnel",
@@ -2603,54 +2459,6 @@ pub unsafe extern "C" fn bg_jax_xsf_spherical_jn_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &UFUNC_SPHERICAL_JN)
 }
-static UFUNC_SPHERICAL_KN: Ufunc = Ufunc {
-    name: "jax_xsf.spherical_kn",
-    nin: 2usize,
-    nout: 1usize,
-    loops: &[
-        Loop {
-            types: &[DType::S32, DType::F32, DType::F32],
-            kernel: bg_jax_xsf_spherical_kn__if_f,
-        },
-        Loop {
-            types: &[DType::S32, DType::F64, DType::F64],
-            kernel: bg_jax_xsf_spherical_kn__id_d,
-        },
-        Loop {
-            types: &[DType::S64, DType::F32, DType::F32],
-            kernel: bg_jax_xsf_spherical_kn__lf_f,
-        },
-        Loop {
-            types: &[DType::S64, DType::F64, DType::F64],
-            kernel: bg_jax_xsf_spherical_kn__ld_d,
-        },
-        Loop {
-            types: &[DType::S32, DType::C64, DType::C64],
-            kernel: bg_jax_xsf_spherical_kn__iF_F,
-        },
-        Loop {
-            types: &[DType::S32, DType::C128, DType::C128],
-            kernel: bg_jax_xsf_spherical_kn__iD_D,
-        },
-        Loop {
-            types: &[DType::S64, DType::C64, DType::C64],
-            kernel: bg_jax_xsf_spherical_kn__lF_F,
-        },
-        Loop {
-            types: &[DType::S64, DType::C128, DType::C128],
-            kernel: bg_jax_xsf_spherical_kn__lD_D,
-        },
-    ],
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.spherical_kn` on cpu.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_spherical_kn_cpu(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cpu::run_ufunc(frame, &UFUNC_SPHERICAL_KN)
-}
 static UFUNC_SPHERICAL_YN: Ufunc = Ufunc {
     name: "jax_xsf.spherical_yn",
     nin: 2usize,
@@ -3007,7 +2815,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cpu(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:a12fffa7a7a35e01; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:13fa5338540ab312; xla-ffi-api 0.1".as_ptr()
 }
 /// Keeps the runtime's exported symbols (FFI API versions) in this library.
 pub use bridgegen_runtime::exports;

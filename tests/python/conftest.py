@@ -1,0 +1,58 @@
+"""Shared pytest setup: float64 on, the spec loaded once, and the `gpu` marker.
+
+GPU tests carry `@pytest.mark.gpu`; they skip without a CUDA device, and fail instead of
+skipping when BRIDGEGEN_REQUIRE_GPU=1 (set on the GPU machine so nothing is silently
+skipped there).
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import tomllib
+
+import jax
+import pytest
+
+jax.config.update("jax_enable_x64", True)
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+XSF_SPEC = ROOT / "specs" / "xsf.toml"
+
+
+def load_spec(path=XSF_SPEC) -> dict:
+    with open(path, "rb") as f:
+        return tomllib.load(f)
+
+
+def has_cuda() -> bool:
+    try:
+        return any(d.platform == "gpu" for d in jax.devices())
+    except RuntimeError:
+        return False
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu: needs a CUDA GPU (skipped without one unless BRIDGEGEN_REQUIRE_GPU=1)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if has_cuda():
+        return
+    require = os.environ.get("BRIDGEGEN_REQUIRE_GPU") == "1"
+    for item in items:
+        if "gpu" in item.keywords:
+            if require:
+                item.add_marker(pytest.mark.usefixtures("_require_gpu"))
+            else:
+                item.add_marker(pytest.mark.skip(reason="no CUDA GPU (set BRIDGEGEN_REQUIRE_GPU=1 to fail instead)"))
+
+
+@pytest.fixture
+def _require_gpu():
+    pytest.fail("BRIDGEGEN_REQUIRE_GPU=1 but JAX sees no CUDA GPU")
+
+
+@pytest.fixture(scope="session")
+def xsf_spec() -> dict:
+    return load_spec()

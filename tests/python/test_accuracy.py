@@ -1,0 +1,173 @@
+"""Every ufunc of specs/xsf.toml, under jax.jit on CPU, against scipy.special.
+
+Inputs are fresh random draws (the spec's `test.ranges`, else [-10, 10]) plus edge values
+(0, negatives, integers, large magnitudes, nan, inf). The reference is SciPy in float64 on
+the same (float32-rounded, where the loop is float32) inputs. Checks: identical NaN
+pattern, identical infinities, and a max relative error of 1e-13 (float64) or 1e-5
+(float32) away from zeros of the function.
+
+"Away from zeros" is measured, not guessed: the relative condition number
+kappa = sum_j |x_j df/dx_j| / |f| is estimated from SciPy by central differences. Near a
+zero of f (kappa > 10) any two correct implementations may differ by about kappa ulps,
+so there the bound is rtol * kappa instead of rtol; nothing is skipped.
+
+A spec may set `test.skip_edges = true` (with a comment saying why): that function then
+gets only moderate edge values (no huge magnitudes or infinities).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import jax
+import numpy as np
+import pytest
+import scipy.special as sc
+
+from conftest import load_spec
+
+jax_xsf = pytest.importorskip("jax_xsf")
+
+SPEC = load_spec()
+UFUNCS = {u["name"]: u for u in SPEC["ufunc"]}
+EDGES = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, -7.0, 10.0, 1e-300, -1e-300,
+                  1e10, -1e10, 1e300, -1e300, np.nan, np.inf, -np.inf])
+N_RANDOM = 3000
+REAL = {"f": np.float32, "d": np.float64}
+COMPLEX = {"F": np.complex64, "D": np.complex128}
+INTS = {"i": np.int32, "l": np.int64}
+
+
+def cases():
+    for name, u in sorted(UFUNCS.items()):
+        if "cpu" not in u.get("platforms", ["cpu", "cuda"]):
+            continue
+        for sig in u["loops"]:
+            yield pytest.param(name, sig.split(" as ")[0], id=f"{name}[{sig.split(' as ')[0]}]")
+
+
+def scipy_function(u):
+    path = u.get("scipy", f"scipy.special.{u['name']}")
+    module, attr = path.rsplit(".", 1)
+    return getattr(importlib.import_module(module), attr)
+
+
+MODERATE_EDGES = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, np.nan])
+
+
+def draw(rng, code, lo, hi, integer, n, moderate=False):
+    """n random values of the loop type `code` in [lo, hi], with edge values mixed in."""
+    real = rng.uniform(lo, hi, n)
+    if integer:
+        real = np.round(real)
+    if code in INTS:
+        return real.astype(INTS[code])
+    edges = MODERATE_EDGES if moderate else EDGES
+    if integer:
+        edges = np.array([0.0, 1.0, 2.0, 5.0, -1.0])
+    if code in COMPLEX:
+        # Complex special values (inf parts, huge moduli) are implementation-defined in
+        # C++ std::complex arithmetic; complex inputs get finite edges plus NaN.
+        imag = rng.uniform(lo, hi, n) * rng.choice([0.0, 1.0, 1e-3], n)
+        vals = real + 1j * imag
+        cedges = np.array([0.0, 1.0, -1.0, 0.5, -2.0, 3.0, 10.0, np.nan])
+        k = len(cedges)
+        vals[:k] = cedges + 1j * rng.choice(cedges[:-1], k)
+        return vals.astype(COMPLEX[code])
+    vals = real.copy()
+    vals[: len(edges)] = edges
+    with np.errstate(over="ignore"):
+        return vals.astype(REAL[code])
+
+
+KAPPA_NEAR_ZERO = 10.0
+
+
+def condition_numbers(f, args, wants):
+    """Per-element relative condition number of each output, by central differences."""
+    kappa = [np.zeros(np.shape(w), dtype=np.float64) for w in wants]
+    for j, a in enumerate(args):
+        if a.dtype.kind == "i":
+            continue
+        scale = np.where(np.abs(a) > 1e-300, np.abs(a), 1.0)
+        # A step of 1e-7 relative sees smooth variation; one of 16 ulps sees functions
+        # that oscillate faster than that (j0 at 1e300).
+        kj = [np.zeros(np.shape(w)) for w in wants]
+        # Past 1e8 a step of 1e-3 relative also catches oscillation the others alias away.
+        steps = [1e-7 * scale, 16 * np.spacing(scale), np.where(scale > 1e8, 1e-3 * scale, 1e-7 * scale)]
+        for h in steps:
+            up, down = list(args), list(args)
+            up[j], down[j] = a + h, a - h
+            with np.errstate(all="ignore"):
+                fu, fd = f(*up), f(*down)
+            fu = fu if isinstance(fu, tuple) else (fu,)
+            fd = fd if isinstance(fd, tuple) else (fd,)
+            for k, w in enumerate(wants):
+                with np.errstate(all="ignore"):
+                    deriv = (np.asarray(fu[k]) - np.asarray(fd[k])) / (2 * h)
+                    kj[k] = np.maximum(kj[k], np.nan_to_num(np.abs(a * deriv / w), nan=np.inf, posinf=np.inf))
+        for k in range(len(wants)):
+            kappa[k] += kj[k]
+    return kappa
+
+
+def compare(name, got, want, out_code, rtol, kappa):
+    got = np.asarray(got)
+    if out_code in "fF":
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            want = want.astype(np.complex64 if out_code == "F" else np.float32)
+    want = np.asarray(want)
+    if np.iscomplexobj(want):
+        # NaNs per component; overflow of the value (either component infinite) as a whole,
+        # since the other component of an overflowing result is rounding noise.
+        bad = (np.isnan(got.real) != np.isnan(want.real)) | (np.isnan(got.imag) != np.isnan(want.imag))
+        bad |= (np.isinf(got) != np.isinf(want)) & ~np.isnan(want)
+    else:
+        bad = (np.isnan(got) != np.isnan(want)) | ((np.isinf(got) | np.isinf(want)) & (got != want))
+    bad = np.flatnonzero(bad)
+    assert bad.size == 0, f"{name}: NaN/inf pattern differs at {bad[:5]}: got {got[bad[:5]]}, scipy {want[bad[:5]]}"
+    finite = np.isfinite(want) & np.isfinite(got)
+    tiny = np.finfo(np.float32 if out_code in "fF" else np.float64).tiny
+    # Below the smallest normal number relative error means nothing: compare absolutely.
+    normal = finite & (np.abs(want) > tiny)
+    assert np.all(np.abs(got[finite & ~normal] - want[finite & ~normal]) <= tiny), f"{name}: subnormal results differ"
+    if normal.any():
+        with np.errstate(all="ignore"):
+            err = np.abs(got[normal] - want[normal]) / np.abs(want[normal])
+        allowed = rtol * np.maximum(1.0, np.where(kappa[normal] > KAPPA_NEAR_ZERO, kappa[normal], 1.0))
+        worst = int(np.argmax(err / allowed))
+        assert err[worst] <= allowed[worst], (
+            f"{name}: relative error {err[worst]:.3g} > {allowed[worst]:.3g} "
+            f"(got {got[normal][worst]!r}, scipy {want[normal][worst]!r}, condition number {kappa[normal][worst]:.3g})"
+        )
+
+
+@pytest.mark.parametrize("name,sig", list(cases()))
+def test_matches_scipy(name, sig):
+    u = UFUNCS[name]
+    test = u.get("test", {})
+    ranges = test.get("ranges", {})
+    integers = set(test.get("integers", []))
+    ins, outs = sig.split("->")
+    rng = np.random.default_rng()
+    moderate = test.get("skip_edges", False)
+    args = [
+        draw(rng, c, *ranges.get(arg, (-10.0, 10.0)), arg in integers, N_RANDOM, moderate)
+        for c, arg in zip(ins, u["inputs"])
+    ]
+    # Shuffle each argument independently so edge values meet random partners.
+    for a in args[1:]:
+        rng.shuffle(a)
+    got = jax.jit(getattr(jax_xsf, name))(*args)
+    ref_args = [a.astype(np.int64) if a.dtype.kind == "i" else a.astype(np.complex128 if a.dtype.kind == "c" else np.float64) for a in args]
+    f = scipy_function(u)
+    with np.errstate(all="ignore"):
+        want = f(*ref_args)
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want) == len(outs)
+    kappas = condition_numbers(f, ref_args, [np.asarray(w) for w in want])
+    for g, w, code, kappa in zip(got, want, outs, kappas):
+        assert np.asarray(g).dtype == np.dtype({**REAL, **COMPLEX}[code])
+        rtol = test.get("rtol32" if code in "fF" else "rtol64", 1e-5 if code in "fF" else 1e-13)
+        compare(f"{name}[{sig}]", g, np.asarray(w), code, rtol, kappa)
