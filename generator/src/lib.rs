@@ -39,8 +39,9 @@ pub fn load(path: &Path) -> Result<ir::Package, Error> {
 /// How a spec path is shown in banners and diagnostics: relative to the project root
 /// when inside it, so generated output does not depend on where the checkout lives.
 pub fn display_path(path: &Path) -> String {
-    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    match abs.strip_prefix(project_root()) {
+    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let root = std::fs::canonicalize(project_root()).unwrap_or_else(|_| project_root());
+    match abs.strip_prefix(root) {
         Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
         Err(_) => path.to_string_lossy().into_owned(),
     }

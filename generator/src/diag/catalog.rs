@@ -93,7 +93,7 @@ pub fn loop_arity(text: &str, nin: usize, nout: usize, lin: usize, lout: usize) 
 }
 
 pub fn empty_list(what: &str) -> Entry {
-    e(format!("{what} must not be empty"), "empty", None)
+    e(format!("{what} must not be empty"), "empty", Some(format!("list at least one entry in {what}")))
 }
 
 pub fn unknown_platform(p: &str) -> Entry {
@@ -132,10 +132,6 @@ pub fn unused_output(out: &str) -> Entry {
     )
 }
 
-pub fn name_clash(name: &str) -> Entry {
-    e(format!("`{name}` is both an input and an output"), "used twice", Some("give inputs and outputs distinct names".into()))
-}
-
 pub fn unknown_input(what: &str, name: &str, inputs: &[String]) -> Entry {
     e(
         format!("{what} names unknown input `{name}`"),
@@ -161,11 +157,11 @@ pub fn diff_conflict(name: &str) -> Entry {
 }
 
 pub fn bad_range(name: &str) -> Entry {
-    e(format!("test range of `{name}` must be [low, high] with low < high"), "bad range", None)
+    e(format!("test range of `{name}` must be [low, high] with low < high"), "bad range", Some(format!("e.g. ranges = {{ {name} = [0.0, 10.0] }}")))
 }
 
 pub fn bad_tolerance() -> Entry {
-    e("tolerance must be a positive number below 1".into(), "bad tolerance", None)
+    e("tolerance must be a positive number below 1".into(), "bad tolerance", Some("relative tolerances look like 1e-13 (float64) or 1e-5 (float32)".into()))
 }
 
 pub fn unknown_param_type(t: &str) -> Entry {

@@ -1,0 +1,118 @@
+//! UI tests: every `tests/ui/<case>.toml` is a spec with mistakes; its rendered
+//! diagnostics must equal `tests/ui/<case>.stderr`. `BRIDGEGEN_BLESS=1` rewrites them.
+//! Also: no input, however mangled, makes the generator panic.
+
+use std::path::{Path, PathBuf};
+
+fn ui_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/ui")
+}
+
+fn cases() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(ui_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn render(path: &Path) -> String {
+    let origin = format!("tests/ui/{}", path.file_name().unwrap().to_string_lossy());
+    let source = std::fs::read_to_string(path).unwrap();
+    match bridgegen::load_str(&origin, &source) {
+        Ok(_) => "no errors\n".to_string(),
+        Err(e) => format!("{e}\n"),
+    }
+}
+
+#[test]
+fn ui_diagnostics_match() {
+    let bless = std::env::var("BRIDGEGEN_BLESS").as_deref() == Ok("1");
+    let cases = cases();
+    assert!(cases.len() >= 15, "expected at least 15 UI cases, found {}", cases.len());
+    let mut failures = Vec::new();
+    for case in cases {
+        let got = render(&case);
+        assert_ne!(got, "no errors\n", "{} must contain a mistake", case.display());
+        let expected_path = case.with_extension("stderr");
+        if bless {
+            std::fs::write(&expected_path, &got).unwrap();
+            continue;
+        }
+        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default().replace("\r\n", "\n");
+        if got != expected {
+            failures.push(format!("--- {}\n{got}", expected_path.display()));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "diagnostics differ (rerun with BRIDGEGEN_BLESS=1 to accept):\n{}",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn every_diagnostic_has_position_and_hint() {
+    for case in cases() {
+        let got = render(&case);
+        let name = case.file_name().unwrap().to_string_lossy().to_string();
+        assert!(got.contains(&format!("tests/ui/{name}:")), "{name}: no file:line:col in\n{got}");
+        assert!(got.contains("help:"), "{name}: no hint in\n{got}");
+    }
+}
+
+#[test]
+fn all_errors_of_a_phase_are_reported_together() {
+    let got = render(&ui_dir().join("many_errors.toml"));
+    for needle in [
+        "package name `jax-demo`",
+        "package version `1`",
+        "unknown variable `z`",
+        "type loop `f->ff`",
+        "unknown platform `tpu`",
+        "duplicate function `gammaln`",
+        "ufunc `digamma` includes no header",
+    ] {
+        assert!(got.contains(needle), "missing `{needle}` in\n{got}");
+    }
+}
+
+/// A tiny deterministic generator, so the mangling test needs no extra crate.
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % n.max(1)
+    }
+}
+
+#[test]
+fn mangled_specs_never_panic() {
+    let mut sources: Vec<String> = cases().iter().map(|p| std::fs::read_to_string(p).unwrap()).collect();
+    sources.push(std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs/xsf.toml")).unwrap());
+    let mut rng = Lcg(0x5eed);
+    let pieces = ["\"", "[", "]", "{", "}", "=", "\n", "->", "::", "é", "x", "1e999", "[[ufunc]]\n", ",", "#"];
+    for src in &sources {
+        for _ in 0..60 {
+            let mut s: Vec<char> = src.chars().collect();
+            for _ in 0..1 + rng.next(4) {
+                let at = rng.next(s.len() + 1);
+                match rng.next(3) {
+                    0 if at < s.len() => {
+                        s.remove(at);
+                    }
+                    1 => s.splice(at..at, pieces[rng.next(pieces.len())].chars()).for_each(drop),
+                    _ => {
+                        let end = (at + rng.next(40)).min(s.len());
+                        s.drain(at.min(end)..end);
+                    }
+                }
+            }
+            let text: String = s.into_iter().collect();
+            let result = std::panic::catch_unwind(|| bridgegen::load_str("mangled.toml", &text).map(|_| ()));
+            assert!(result.is_ok(), "generator panicked on:\n{text}");
+        }
+    }
+}
