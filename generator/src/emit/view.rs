@@ -46,6 +46,8 @@ pub struct UfuncView {
 #[derive(Serialize)]
 pub struct LoopView {
     pub symbol: String,
+    /// Element sizes of the operands, comma-separated (template arguments).
+    pub sizes: String,
     pub loads: Vec<VarView>,
     pub outs: Vec<VarView>,
     pub statement: bool,
@@ -107,6 +109,7 @@ fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
         .iter()
         .map(|l| LoopView {
             symbol: names::loop_symbol(&pkg.name, &u.name, l),
+            sizes: l.inputs.iter().chain(&l.outputs).map(|d| d.size().to_string()).collect::<Vec<_>>().join(", "),
             loads: u
                 .inputs
                 .iter()

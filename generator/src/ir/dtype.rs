@@ -67,6 +67,15 @@ impl DType {
         }
     }
 
+    /// Size of one element in bytes.
+    pub fn size(self) -> usize {
+        match self {
+            DType::I32 | DType::F32 => 4,
+            DType::I64 | DType::F64 | DType::C64 => 8,
+            DType::C128 => 16,
+        }
+    }
+
     pub fn is_complex(self) -> bool {
         matches!(self, DType::C64 | DType::C128)
     }

@@ -6,7 +6,7 @@ weak-type rule for Python scalars.
 - Bool and integer arrays become the default float (float64 under ``jax_enable_x64``),
   unless the loop takes an integer there.
 - Python scalars (and weakly typed JAX values) take the precision of the other
-  arguments; when every argument is one, they count as float64/int64/complex128.
+  inexact arguments; without one, they count as float64/int64/complex128.
 - The first loop, in spec order, that every argument casts to safely wins.
 """
 
@@ -91,7 +91,9 @@ def _fits(a: ArgType, want: np.dtype, default_float: np.dtype, default_complex: 
 def resolve(name: str, loops: tuple[Loop, ...], args: tuple) -> Loop:
     """The loop for ``args``, or TypeError listing the loops ``name`` supports."""
     types = [classify(a, f"{name}: argument {i + 1}") for i, a in enumerate(args)]
-    if all(t.weak for t in types):
+    if not any(not t.weak and t.kind in "fc" for t in types):
+        # No strong inexact argument to adopt the precision of: weak scalars count as
+        # the default float64/int64/complex128.
         types = [ArgType(t.kind, t.dtype, False) for t in types]
     default_float = _canonical(np.float64)
     default_complex = _canonical(np.complex128)

@@ -8,7 +8,7 @@ fn main() {
         "cpu/loops.cpp",
     ];
     let mut build = cc::Build::new();
-    build.cpp(true).std("c++17").opt_level(2).include(&xsf).include(&runtime).warnings(false).flag_if_supported("-fno-math-errno");
+    build.cpp(true).std("c++17").opt_level(3).include(&xsf).include(&runtime).warnings(false).flag_if_supported("-fno-math-errno");
     println!("cargo:rerun-if-changed=cpu");
     for s in sources {
         build.file(s);
