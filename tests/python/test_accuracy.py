@@ -97,7 +97,8 @@ def condition_numbers(f, args, wants):
         steps = [1e-7 * scale, 16 * np.spacing(scale), np.where(scale > 1e8, 1e-3 * scale, 1e-7 * scale)]
         for h in steps:
             up, down = list(args), list(args)
-            up[j], down[j] = a + h, a - h
+            with np.errstate(all="ignore"):
+                up[j], down[j] = a + h, a - h
             with np.errstate(all="ignore"):
                 fu, fd = f(*up), f(*down)
             fu = fu if isinstance(fu, tuple) else (fu,)
