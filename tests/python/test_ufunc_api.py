@@ -4,6 +4,7 @@ broadcasting, shapes, multiple outputs, transformations, platforms and the build
 from __future__ import annotations
 
 import importlib
+import os
 import subprocess
 import sys
 
@@ -142,7 +143,6 @@ def test_docstrings_and_stubs():
 
 def test_library_reports_ffi_api_versions():
     import ctypes
-    import os
 
     lib = ctypes.CDLL(os.path.join(os.path.dirname(jax_xsf.__file__), jax_xsf._spec.LIBRARY))
     v = _library.ffi_api_versions(lib)
@@ -161,7 +161,7 @@ def test_contract_mismatch_is_an_import_error_naming_both(tmp_path):
     spec_py.write_text(spec_py.read_text().replace('CONTRACT = "bridgegen', 'CONTRACT = "stale bridgegen'))
     code = "import jax_xsf"
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
-                       env={**__import__("os").environ, "PYTHONPATH": str(tmp_path)})
+                       env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])})
     assert r.returncode != 0
     assert "BuildMismatchError" in r.stderr and "does not match its Python code" in r.stderr
     assert "stale bridgegen" in r.stderr and "bridgegen build" in r.stderr
