@@ -81,9 +81,43 @@ fn execute(call: &Call, uf: &Ufunc) -> Result<(), FfiError> {
         }
     }
     let plan = Plan::new(&bufs, lp.types, &shape, uf.nin)?;
+    for (b, t) in bufs[uf.nin..].iter().zip(&lp.types[uf.nin..]) {
+        advise_huge_pages(b.data, b.len().max(0) as usize * t.size());
+    }
     let _ieee = IeeeDenormals::enter();
     plan.run(lp.kernel);
     Ok(())
+}
+
+/// Outputs below this size are left alone.
+const HUGE_PAGE_MIN_BYTES: usize = 8 << 20;
+
+/// Ask the kernel to back a large output with transparent huge pages before the loop first
+/// touches it. XLA hands us freshly allocated outputs; with 4 KiB pages their first-touch
+/// faults cost about as much as computing a cheap function (NumPy gives the same hint for
+/// its large arrays). Advisory only: the contents and ownership of the buffer are unchanged,
+/// and a refusal (THP off, old kernel) is ignored.
+fn advise_huge_pages(data: *mut u8, bytes: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        const TWO_MIB: usize = 2 << 20;
+        const MADV_HUGEPAGE: i32 = 14;
+        extern "C" {
+            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
+        }
+        if bytes < HUGE_PAGE_MIN_BYTES {
+            return;
+        }
+        // Only whole 2 MiB pages inside the buffer, so no neighbouring allocation is touched.
+        let start = (data as usize).div_ceil(TWO_MIB) * TWO_MIB;
+        let end = (data as usize + bytes) / TWO_MIB * TWO_MIB;
+        if end > start {
+            // SAFETY: the range lies inside a live output buffer of this call.
+            unsafe { madvise(start as *mut std::ffi::c_void, end - start, MADV_HUGEPAGE) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (data, bytes);
 }
 
 /// XLA runs its CPU threads with denormals flushed to zero (FTZ/DAZ). xsf, like SciPy,
