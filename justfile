@@ -23,8 +23,9 @@ build:
 demo: build
     python examples/demo.py
 
-# Everything CI runs: freshness, Rust tests, the built package, Python tests.
+# Everything CI runs: freshness, lints, Rust tests, the built package, Python tests.
 test: check build
+    cargo clippy --quiet --workspace --locked -- -D warnings
     cargo test --quiet --workspace --locked
     python -m pytest -q
 
