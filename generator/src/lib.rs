@@ -68,13 +68,20 @@ pub fn render(pkg: &ir::Package, out_dir: &Path) -> Result<emit::Output, Error> 
     emit::emit_package(pkg, &runtime).map_err(Error::Internal)
 }
 
+/// What `generate` produced.
+pub struct Generated {
+    pub package: ir::Package,
+    pub dir: PathBuf,
+    pub report: fs::WriteReport,
+}
+
 /// `bridgegen generate`: write the package, touching only changed files.
-pub fn generate(spec: &Path, out_dir: Option<&Path>) -> Result<(PathBuf, fs::WriteReport), Error> {
-    let pkg = load(spec)?;
-    let dir = out_dir.map_or_else(|| default_out_dir(&pkg), Path::to_path_buf);
-    let out = render(&pkg, &dir)?;
+pub fn generate(spec: &Path, out_dir: Option<&Path>) -> Result<Generated, Error> {
+    let package = load(spec)?;
+    let dir = out_dir.map_or_else(|| default_out_dir(&package), Path::to_path_buf);
+    let out = render(&package, &dir)?;
     let report = fs::write_output(&dir, &out)?;
-    Ok((dir, report))
+    Ok(Generated { package, dir, report })
 }
 
 /// `bridgegen check`: error naming each stale file when `dir` differs from fresh output.

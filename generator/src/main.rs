@@ -18,7 +18,7 @@ fn main() -> ExitCode {
 fn run(cmd: Command) -> Result<(), bridgegen::error::Error> {
     match cmd {
         Command::Generate { spec, out } => {
-            let (dir, r) = bridgegen::generate(&spec, out.as_deref())?;
+            let bridgegen::Generated { dir, report: r, .. } = bridgegen::generate(&spec, out.as_deref())?;
             println!(
                 "bridgegen: {}: {} written, {} unchanged, {} removed",
                 dir.display(),

@@ -51,9 +51,8 @@ fn package_files(dir: &Path, prefix: &str, out: &mut Vec<Entry>) -> Result<(), E
 
 pub fn build(opts: &BuildOptions) -> Result<(), Error> {
     let root = crate::project_root();
-    let (gen_dir, report) = crate::generate(&opts.spec, None)?;
+    let crate::Generated { package: pkg, dir: gen_dir, report } = crate::generate(&opts.spec, None)?;
     step(&format!("generated {} ({} files written)", gen_dir.display(), report.written.len()));
-    let pkg = crate::load(&opts.spec)?;
 
     let (jaxlib_version, found_include) = python::jaxlib()?;
     let include = opts.jaxlib_include.clone().unwrap_or(found_include);

@@ -56,7 +56,7 @@ def _canonical(dt) -> np.dtype:
 
 def classify(arg, position: str) -> ArgType:
     """The kind and dtype of one argument, or TypeError naming what is accepted."""
-    if isinstance(arg, (bool, np.bool_)) and not hasattr(arg, "shape"):
+    if isinstance(arg, bool):
         return ArgType("b", np.dtype(bool), True)
     if isinstance(arg, int) and not isinstance(arg, bool):
         return ArgType("i", _canonical(np.int64), True)

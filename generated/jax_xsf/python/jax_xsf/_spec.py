@@ -6,7 +6,7 @@ VERSION = "0.1.0"
 LIBRARY = "libjax_xsf_ffi.so"
 CONTRACT_SYMBOL = "bg_jax_xsf_contract"
 # Stamped into the library too; a mismatch at import means stale build output.
-CONTRACT = "bridgegen 0.1.0; spec sha256:13fa5338540ab312; xla-ffi-api 0.1"
+CONTRACT = "bridgegen 0.1.0; spec sha256:521c2bdec4f8d16f; xla-ffi-api 0.1"
 
 UFUNCS = {
     "agm": dict(

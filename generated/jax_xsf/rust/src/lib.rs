@@ -2815,7 +2815,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cpu(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:13fa5338540ab312; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:521c2bdec4f8d16f; xla-ffi-api 0.1".as_ptr()
 }
 /// Keeps the runtime's exported symbols (FFI API versions) in this library.
 pub use bridgegen_runtime::exports;
