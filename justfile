@@ -2,6 +2,10 @@
 # provides `just`) and call `demo` and `test`.
 
 spec := "specs/xsf.toml"
+# CUDA targets of `build`: BRIDGEGEN_CUDA_ARCH if set; else the default (sm_90 cubins +
+# compute_80 PTX) on a machine with an NVIDIA GPU, and none (a CPU-only library, no
+# NVRTC minutes) on one without.
+cuda_arch := env_var_or_default("BRIDGEGEN_CUDA_ARCH", `nvidia-smi -L >/dev/null 2>&1 && echo sm_90,compute_80 || echo none`)
 
 # List recipes.
 default:
@@ -17,16 +21,22 @@ check:
 
 # Compile specs/xsf.toml against the active jaxlib and install the wheels.
 build:
-    bridgegen build {{spec}} --install
+    bridgegen build {{spec}} --install --cuda-arch {{cuda_arch}}
+
+# Wheels for the GPU machine (dist-gpu/): cubins for its H200 only, to keep them small.
+# Then, there: `bash scripts/gpu_run.sh` (docs/gpu.md).
+gpu-wheel:
+    bridgegen build {{spec}} --cuda-arch sm_90 --out dist-gpu
 
 # Build, install and compare a few functions with scipy.special.
 demo: build
     python examples/demo.py
 
-# Everything CI runs: freshness, lints, Rust tests, the built package, Python tests.
+# Everything CI runs: freshness, lints, Rust tests (NVRTC included), the built package,
+# Python tests.
 test: check build
     cargo clippy --quiet --workspace --locked -- -D warnings
-    cargo test --quiet --workspace --locked
+    BRIDGEGEN_REQUIRE_NVRTC=1 cargo test --quiet --workspace --locked
     python -m pytest -q
 
 # Accept new UI/golden expectations after an intended change (review the diff!).
@@ -37,6 +47,7 @@ bless:
 bench-cpu:
     python bench/cpu.py --json bench/results/cpu.json
 
-# GPU tests: fail instead of skipping when no GPU is visible.
+# GPU tests on a machine with a GPU and this environment: fail instead of skipping when
+# no GPU is visible; outputs poisoned before every kernel.
 test-gpu:
-    BRIDGEGEN_REQUIRE_GPU=1 python -m pytest -q -m gpu
+    BRIDGEGEN_REQUIRE_GPU=1 BRIDGEGEN_POISON_OUTPUTS=1 python -m pytest -q -m gpu

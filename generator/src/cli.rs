@@ -42,6 +42,13 @@ pub enum Command {
         /// Install the wheels into the active Python environment.
         #[arg(long)]
         install: bool,
+        /// CUDA targets, comma-separated: sm_XY (machine code) and compute_XY (PTX the driver
+        /// compiles for newer GPUs), or `none` for a CPU-only library.
+        #[arg(long, default_value = crate::build::nvrtc::DEFAULT_ARCHS, value_parser = crate::build::nvrtc::archs_arg)]
+        cuda_arch: crate::build::nvrtc::Archs,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Print the validated IR of a spec (for debugging specs and templates).
     Ir {

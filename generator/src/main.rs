@@ -31,8 +31,15 @@ fn run(cmd: Command) -> Result<(), bridgegen::error::Error> {
             let dir = bridgegen::check(&spec, out.as_deref())?;
             println!("bridgegen: {} is up to date", dir.display());
         }
-        Command::Build { spec, jaxlib_include, out, install } => {
-            bridgegen::build::build(&bridgegen::build::BuildOptions { spec, jaxlib_include, out, install })?;
+        Command::Build { spec, jaxlib_include, out, install, cuda_arch, quiet } => {
+            bridgegen::build::build(&bridgegen::build::BuildOptions {
+                spec,
+                jaxlib_include,
+                out,
+                install,
+                cuda_archs: cuda_arch.0,
+                quiet,
+            })?;
         }
         Command::Ir { spec } => {
             let pkg = bridgegen::load(&spec)?;

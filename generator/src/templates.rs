@@ -8,6 +8,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("rust/build.rs.j2", include_str!("../../templates/rust/build.rs.j2")),
     ("cpp/ufunc.cpp.j2", include_str!("../../templates/cpp/ufunc.cpp.j2")),
     ("cpp/loops.cpp.j2", include_str!("../../templates/cpp/loops.cpp.j2")),
+    ("cuda/ufunc.cu.j2", include_str!("../../templates/cuda/ufunc.cu.j2")),
     ("python/__init__.py.j2", include_str!("../../templates/python/__init__.py.j2")),
     ("python/__init__.pyi.j2", include_str!("../../templates/python/__init__.pyi.j2")),
     ("python/_spec.py.j2", include_str!("../../templates/python/_spec.py.j2")),

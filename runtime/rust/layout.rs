@@ -9,6 +9,7 @@ bridgegen_layout! {
     XLA_FFI_Extension_Base = 24 { struct_size: 0, type_: 8, next: 16 }
     XLA_FFI_Api_Version = 24 { struct_size: 0, extension_start: 8, major_version: 16, minor_version: 20 }
     XLA_FFI_Error_Create_Args = 32 { struct_size: 0, extension_start: 8, message: 16, errc: 24 }
+    XLA_FFI_Error_Destroy_Args = 24 { struct_size: 0, extension_start: 8, error: 16 }
     XLA_FFI_Stream_Get_Args = 32 { struct_size: 0, extension_start: 8, ctx: 16, stream: 24 }
     XLA_FFI_DeviceOrdinal_Get_Args = 32 { struct_size: 0, extension_start: 8, ctx: 16, device_ordinal: 24 }
     XLA_FFI_Buffer = 48 { struct_size: 0, extension_start: 8, dtype: 16, data: 24, rank: 32, dims: 40 }
@@ -23,6 +24,6 @@ bridgegen_layout! {
     XLA_FFI_Array = 24 { dtype: 0, size: 8, data: 16 }
     XLA_FFI_Api >= 192 {
         struct_size: 0, extension_start: 8, api_version: 16, internal_api: 40,
-        XLA_FFI_Error_Create: 48, XLA_FFI_Stream_Get: 80, XLA_FFI_DeviceOrdinal_Get: 184
+        XLA_FFI_Error_Create: 48, XLA_FFI_Error_Destroy: 64, XLA_FFI_Stream_Get: 80, XLA_FFI_DeviceOrdinal_Get: 184
     }
 }

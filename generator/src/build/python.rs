@@ -40,3 +40,61 @@ print(os.path.join(os.path.dirname(spec.origin), "include"))
     let dir = PathBuf::from(lines.next().unwrap_or(""));
     Ok((version, dir))
 }
+
+/// Where the CUDA build tools are: NVRTC (pip `nvidia-cuda-nvrtc`), the CUDA runtime
+/// headers CuPy also passes to NVRTC (pip `nvidia-cuda-runtime`, optional), and CuPy's
+/// include directory (xsf, CCCL, `cupy/complex.cuh`). Found without importing anything.
+#[derive(Debug, Clone, Default)]
+pub struct CudaTools {
+    pub nvrtc: Option<PathBuf>,
+    pub cudart_include: Option<PathBuf>,
+    pub cupy_include: Option<PathBuf>,
+}
+
+pub fn cuda_tools() -> Result<CudaTools, Error> {
+    let code = r#"
+import glob, importlib.metadata as md, importlib.util, os
+def dirs(pkg):
+    try:
+        spec = importlib.util.find_spec(pkg)
+    except Exception:
+        return []
+    return list(spec.submodule_search_locations or []) if spec else []
+# CUDA 13 wheels install under nvidia/cu13; CUDA 12 ones under nvidia/cuda_nvrtc, nvidia/cuda_runtime.
+for pkg in ("nvidia.cu13", "nvidia.cuda_nvrtc"):
+    libs = [l for d in dirs(pkg) for l in sorted(glob.glob(os.path.join(d, "lib", "libnvrtc.so.*")))]
+    libs = [l for l in libs if "builtins" not in l and ".alt." not in l]
+    if libs:
+        print("nvrtc=" + libs[0])
+        break
+for pkg in ("nvidia.cu13", "nvidia.cuda_runtime"):
+    inc = [os.path.join(d, "include") for d in dirs(pkg) if os.path.isfile(os.path.join(d, "include", "cuda_runtime.h"))]
+    if inc:
+        print("cudart=" + inc[0])
+        break
+for dist in md.distributions():
+    name = (dist.metadata["Name"] or "").lower()
+    if name == "cupy" or name.startswith(("cupy-cuda", "cupy_cuda")):
+        p = str(dist.locate_file("cupy/_core/include"))
+        if os.path.isfile(os.path.join(p, "cupy", "xsf", "gamma.h")):
+            print("cupy=" + p)
+            break
+"#;
+    let mut tools = CudaTools::default();
+    for line in run(code)?.lines() {
+        match line.split_once('=') {
+            Some(("nvrtc", p)) => tools.nvrtc = Some(p.into()),
+            Some(("cudart", p)) => tools.cudart_include = Some(p.into()),
+            Some(("cupy", p)) => tools.cupy_include = Some(p.into()),
+            _ => {}
+        }
+    }
+    if let Some(p) = std::env::var_os("BRIDGEGEN_NVRTC") {
+        tools.nvrtc = Some(p.into());
+    }
+    if let Some(p) = std::env::var_os("BRIDGEGEN_XSF_INCLUDE") {
+        // That variable names .../include/cupy (the host build's xsf root); NVRTC wants its parent.
+        tools.cupy_include = PathBuf::from(p).parent().map(PathBuf::from);
+    }
+    Ok(tools)
+}

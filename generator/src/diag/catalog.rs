@@ -160,6 +160,14 @@ pub fn bad_range(name: &str) -> Entry {
     e(format!("test range of `{name}` must be [low, high] with low < high"), "bad range", Some(format!("e.g. ranges = {{ {name} = [0.0, 10.0] }}")))
 }
 
+pub fn bad_cuda_stack(max: u32) -> Entry {
+    e(
+        format!("cuda_stack must be a number of bytes from 0 to {max}"),
+        "bad stack size",
+        Some("only functions that recurse on the device need it, e.g. cuda_stack = 4096".into()),
+    )
+}
+
 pub fn bad_tolerance() -> Entry {
     e("tolerance must be a positive number below 1".into(), "bad tolerance", Some("relative tolerances look like 1e-13 (float64) or 1e-5 (float32)".into()))
 }

@@ -4,7 +4,7 @@
 pub mod rust;
 pub mod view;
 
-use crate::ir::{Package, Platform};
+use crate::ir::{names, Package, Platform};
 use crate::templates;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -54,6 +54,10 @@ pub fn emit_package(pkg: &Package, runtime_path: &str) -> Result<Output, String>
         if u.platforms.contains(&Platform::Cpu) {
             let ctx = base(minijinja::Value::from_serialize(uv));
             out.insert(format!("rust/cpu/{}.inc", u.name).into(), render("cpp/ufunc.cpp.j2", ctx)?);
+        }
+        if u.platforms.contains(&Platform::Cuda) {
+            let ctx = base(minijinja::Value::from_serialize(uv));
+            out.insert(format!("rust/{}", names::kernel_source(&u.name)).into(), render("cuda/ufunc.cu.j2", ctx)?);
         }
     }
     out.insert("rust/cpu/loops.cpp".into(), render("cpp/loops.cpp.j2", base(minijinja::context! {}))?);

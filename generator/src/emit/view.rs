@@ -16,8 +16,19 @@ pub struct PackageView {
     pub contract_symbol: String,
     pub contract: String,
     pub runtime_path: String,
+    /// The bridgegen-build crate (beside the runtime), for the build script.
+    pub build_path: String,
     pub cpu_sources: Vec<String>,
+    pub cuda_archs_symbol: String,
+    /// Functions with CUDA kernels: (name, Rust static of their images, image file stem).
+    pub cuda_ufuncs: Vec<CudaView>,
     pub ufuncs: Vec<UfuncView>,
+}
+
+#[derive(Serialize)]
+pub struct CudaView {
+    pub name: String,
+    pub images_static: String,
 }
 
 #[derive(Serialize)]
@@ -41,6 +52,8 @@ pub struct UfuncView {
     pub handlers_py: String,
     /// Whether the function has host loops.
     pub cpu: bool,
+    /// Whether the function has CUDA kernels.
+    pub cuda: bool,
 }
 
 #[derive(Serialize)]
@@ -79,8 +92,6 @@ fn py_tuple(items: &[String]) -> String {
     }
 }
 
-/// Platforms this generator builds handlers for today.
-pub const BUILT_PLATFORMS: &[Platform] = &[Platform::Cpu];
 
 pub fn package_view(pkg: &Package, runtime_path: &str) -> PackageView {
     PackageView {
@@ -94,7 +105,18 @@ pub fn package_view(pkg: &Package, runtime_path: &str) -> PackageView {
         contract_symbol: names::contract_symbol(&pkg.name),
         contract: contract(pkg),
         runtime_path: runtime_path.to_string(),
+        build_path: match runtime_path.strip_suffix("/rust") {
+            Some(base) => format!("{base}/build"),
+            None => format!("{runtime_path}/../build"),
+        },
         cpu_sources: vec!["cpu/loops.cpp".into()],
+        cuda_archs_symbol: names::cuda_archs_symbol(&pkg.name),
+        cuda_ufuncs: pkg
+            .ufuncs
+            .iter()
+            .filter(|u| u.platforms.contains(&Platform::Cuda))
+            .map(|u| CudaView { name: u.name.clone(), images_static: names::images_static(&u.name) })
+            .collect(),
         ufuncs: pkg.ufuncs.iter().map(|u| ufunc_view(pkg, u)).collect(),
     }
 }
@@ -133,9 +155,9 @@ fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
     } else {
         format!("tuple[{}]", vec!["jax.Array"; u.outputs.len()].join(", "))
     };
-    let handlers: Vec<String> = BUILT_PLATFORMS
+    let handlers: Vec<String> = u
+        .platforms
         .iter()
-        .filter(|p| u.platforms.contains(p))
         .map(|p| format!("{:?}: {:?}", p.as_str(), names::handler_symbol(&pkg.name, &u.name, *p)))
         .collect();
     UfuncView {
@@ -157,6 +179,7 @@ fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
         platforms_py: py_tuple(&u.platforms.iter().map(|p| p.as_str().to_string()).collect::<Vec<_>>()),
         handlers_py: format!("{{{}}}", handlers.join(", ")),
         cpu: u.platforms.contains(&Platform::Cpu),
+        cuda: u.platforms.contains(&Platform::Cuda),
     }
 }
 

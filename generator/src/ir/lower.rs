@@ -231,6 +231,16 @@ fn lower_ufunc(
         nondiff.push(n.get_ref().clone());
     }
     let test = u.test.as_ref().map(|t| check_test(cx, t, &inputs)).unwrap_or_default();
+    let cuda_stack = match &u.cuda_stack {
+        None => 0,
+        Some(s) => match u32::try_from(*s.get_ref()) {
+            Ok(v) if v <= MAX_CUDA_STACK => v,
+            _ => {
+                cx.err(s.span(), catalog::bad_cuda_stack(MAX_CUDA_STACK));
+                0
+            }
+        },
+    };
 
     if cx.diags.len() != before {
         return None;
@@ -245,6 +255,7 @@ fn lower_ufunc(
         expr,
         loops,
         platforms,
+        cuda_stack,
         scipy: u.scipy.as_ref().map(|s| s.get_ref().clone()),
         cupy: u.cupy.as_ref().map(|s| s.get_ref().clone()),
         derivatives,
@@ -252,6 +263,10 @@ fn lower_ufunc(
         test,
     })
 }
+
+/// The largest per-thread device stack a spec may ask for (CUDA's own limit is 512 KiB;
+/// every resident thread reserves it, so more than this is surely a mistake).
+const MAX_CUDA_STACK: u32 = 65536;
 
 fn check_loops(cx: &mut Ctx, loops: &Spanned<Vec<Spanned<String>>>, nin: usize, nout: usize) -> Vec<Loop> {
     if loops.get_ref().is_empty() {
@@ -321,7 +336,12 @@ fn check_test(cx: &mut Ctx, t: &RawTest, inputs: &[String]) -> TestHints {
         }
         hints.integers.push(n.get_ref().clone());
     }
-    for (slot, tol) in [(&mut hints.rtol64, &t.rtol64), (&mut hints.rtol32, &t.rtol32)] {
+    for (slot, tol) in [
+        (&mut hints.rtol64, &t.rtol64),
+        (&mut hints.rtol32, &t.rtol32),
+        (&mut hints.rtol64_gpu, &t.rtol64_gpu),
+        (&mut hints.rtol32_gpu, &t.rtol32_gpu),
+    ] {
         if let Some(tol) = tol {
             let v = *tol.get_ref();
             if !(v > 0.0 && v < 1.0) {

@@ -79,6 +79,8 @@ pub struct Ufunc {
     pub expr: Expr,
     pub loops: Vec<Loop>,
     pub platforms: BTreeSet<Platform>,
+    /// Bytes of device stack per thread the kernels need (0: what the compiler reserves).
+    pub cuda_stack: u32,
     pub scipy: Option<String>,
     pub cupy: Option<String>,
     /// Input name -> derivative expression (Python, over spec functions and `jnp`).
@@ -95,6 +97,8 @@ pub struct TestHints {
     pub integers: Vec<String>,
     pub rtol64: Option<f64>,
     pub rtol32: Option<f64>,
+    pub rtol64_gpu: Option<f64>,
+    pub rtol32_gpu: Option<f64>,
     pub skip_edges: bool,
 }
 

@@ -43,6 +43,9 @@ pub struct RawUfunc {
     pub prelude: Option<Spanned<String>>,
     pub expr: Spanned<String>,
     pub loops: Spanned<Vec<Spanned<String>>>,
+    /// Device stack (bytes per thread) for functions that recurse on the GPU.
+    #[serde(default)]
+    pub cuda_stack: Option<Spanned<i64>>,
     #[serde(default)]
     pub platforms: Option<Spanned<Vec<Spanned<String>>>>,
     #[serde(default)]
@@ -68,6 +71,10 @@ pub struct RawTest {
     pub rtol64: Option<Spanned<f64>>,
     #[serde(default)]
     pub rtol32: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub rtol64_gpu: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub rtol32_gpu: Option<Spanned<f64>>,
     #[serde(default)]
     pub skip_edges: Option<Spanned<bool>>,
 }

@@ -59,7 +59,19 @@ def ffi_api_versions(lib: ctypes.CDLL) -> dict[str, tuple[int, int]]:
     return out
 
 
-def register_handler(lib: ctypes.CDLL, target: str, symbol: str, platform: str) -> None:
-    """Register one handler symbol of ``lib`` as XLA FFI target ``target``."""
+def cuda_archs(lib: ctypes.CDLL, symbol: str) -> tuple[str, ...]:
+    """The CUDA architectures whose kernels are embedded in ``lib`` (empty: CPU-only build)."""
     fn = getattr(lib, symbol)
-    jax.ffi.register_ffi_target(target, jax.ffi.pycapsule(fn), platform=_XLA_PLATFORM[platform])
+    fn.restype = ctypes.c_char_p
+    return tuple(fn().decode().split())
+
+
+def register_handler(lib: ctypes.CDLL, target: str, symbol: str, platform: str) -> None:
+    """Register one handler symbol of ``lib`` as XLA FFI target ``target``.
+
+    CUDA handlers are registered for the INSTANTIATE stage too: that is when they load
+    their kernels, once, before any call can run under graph capture.
+    """
+    capsule = jax.ffi.pycapsule(getattr(lib, symbol))
+    handler = {"instantiate": capsule, "execute": capsule} if platform == "cuda" else capsule
+    jax.ffi.register_ffi_target(target, handler, platform=_XLA_PLATFORM[platform])

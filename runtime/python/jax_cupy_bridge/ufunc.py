@@ -69,9 +69,13 @@ def load_ufuncs(package: str, spec: ModuleType) -> dict[str, Ufunc]:
     """Load ``package``'s library, register its handlers, and build its ufuncs."""
     package_dir = os.path.dirname(sys.modules[package].__file__)
     lib = _library.load_library(package, package_dir, spec)
+    # A library built without NVRTC has CUDA handlers but no kernels: leave them out, so
+    # a CUDA call fails at lowering with a clear message instead of at run time.
+    has_kernels = bool(_library.cuda_archs(lib, spec.CUDA_ARCHS_SYMBOL))
     ufuncs = {}
     for name, info in spec.UFUNCS.items():
-        for platform, symbol in info["handlers"].items():
+        handlers = {p: s for p, s in info["handlers"].items() if p != "cuda" or has_kernels}
+        for platform, symbol in handlers.items():
             _library.register_handler(lib, info["target"], symbol, platform)
         ufuncs[name] = Ufunc(
             qualname=f"{package}.{name}",
@@ -80,7 +84,7 @@ def load_ufuncs(package: str, spec: ModuleType) -> dict[str, Ufunc]:
             outputs=info["outputs"],
             loops=info["loops"],
             platforms=info["platforms"],
-            built=tuple(info["handlers"]),
+            built=tuple(handlers),
         )
     return ufuncs
 
@@ -117,7 +121,8 @@ def _lowering(ctx, *args, name, target, platforms, built, out_shape, out_dtypes)
         if platform not in built:
             raise NotImplementedError(
                 f"{name} supports '{platform}' but this build has no {platform} kernels "
-                f"(built for: {', '.join(built) or 'nothing'}); rebuild with bridgegen for that platform"
+                f"(built for: {', '.join(built) or 'nothing'}); rebuild it with NVRTC installed "
+                "(`pip install nvidia-cuda-nvrtc nvidia-cuda-runtime`, then `bridgegen build <spec> --install`)"
             )
     return jax.ffi.ffi_lowering(target)(ctx, *args)
 

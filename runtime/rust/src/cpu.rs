@@ -3,7 +3,9 @@
 //! that are contiguous for every operand, and run the C++ strided loop over slices of the
 //! flattened index space, in parallel for large arrays.
 
-use crate::dtype::{xla_name, DType};
+use crate::broadcast::Broadcast;
+use crate::dtype::DType;
+use crate::elementwise;
 use crate::ffi::{XLA_FFI_CallFrame, XLA_FFI_Error};
 use crate::frame::{entry, Buffer, Call, FfiError};
 use rayon::prelude::*;
@@ -39,50 +41,18 @@ pub unsafe fn run_ufunc(frame: *mut XLA_FFI_CallFrame, uf: &Ufunc) -> *mut XLA_F
     entry(frame, uf.name, 0, |call| execute(call, uf))
 }
 
-fn signature(types: &[i32], nin: usize) -> String {
-    let names: Vec<String> = types.iter().map(|t| xla_name(*t)).collect();
-    format!("({}) -> ({})", names[..nin].join(", "), names[nin..].join(", "))
-}
-
 fn execute(call: &Call, uf: &Ufunc) -> Result<(), FfiError> {
-    if call.num_args() != uf.nin || call.num_rets() != uf.nout {
-        return Err(FfiError::invalid(format!(
-            "expected {} inputs and {} outputs, got {} and {}",
-            uf.nin,
-            uf.nout,
-            call.num_args(),
-            call.num_rets()
-        )));
-    }
-    let mut bufs: Vec<Buffer> = Vec::with_capacity(uf.nin + uf.nout);
-    for i in 0..uf.nin {
-        bufs.push(call.arg(i)?);
-    }
-    for i in 0..uf.nout {
-        bufs.push(call.ret(i)?);
-    }
-    let types: Vec<i32> = bufs.iter().map(|b| b.dtype).collect();
-    let Some(lp) = uf.loops.iter().find(|l| l.types.iter().map(|t| t.code()).eq(types.iter().copied())) else {
-        let have: Vec<String> = uf
-            .loops
-            .iter()
-            .map(|l| signature(&l.types.iter().map(|t| t.code()).collect::<Vec<_>>(), uf.nin))
-            .collect();
-        return Err(FfiError::invalid(format!(
-            "no loop for {}; loops: {}",
-            signature(&types, uf.nin),
-            have.join(", ")
-        )));
-    };
-    let shape = bufs[uf.nin].dims.to_vec();
-    for (i, b) in bufs[uf.nin..].iter().enumerate() {
-        if b.dims != shape.as_slice() {
-            return Err(FfiError::invalid(format!("output {i} has shape {:?}, output 0 has {:?}", b.dims, shape)));
-        }
-    }
+    let bufs = elementwise::operands(call, uf.nin, uf.nout)?;
+    let lp = &uf.loops[elementwise::find_loop(uf.loops, |l| l.types, &bufs, uf.nin)?];
+    let shape = elementwise::output_shape(&bufs, uf.nin)?;
     let plan = Plan::new(&bufs, lp.types, &shape, uf.nin)?;
     for (b, t) in bufs[uf.nin..].iter().zip(&lp.types[uf.nin..]) {
-        advise_huge_pages(b.data, b.len().max(0) as usize * t.size());
+        let bytes = b.len().max(0) as usize * t.size();
+        advise_huge_pages(b.data, bytes);
+        if elementwise::poison_outputs() && bytes > 0 {
+            // SAFETY: the output buffer of this call holds `bytes` bytes.
+            unsafe { std::ptr::write_bytes(b.data, 0xFF, bytes) };
+        }
     }
     let _ieee = IeeeDenormals::enter();
     plan.run(lp.kernel);
@@ -170,51 +140,14 @@ struct Plan {
 
 impl Plan {
     fn new(bufs: &[Buffer], types: &[DType], out_shape: &[i64], nin: usize) -> Result<Plan, FfiError> {
-        let rank = out_shape.len();
-        let mut strides = Vec::with_capacity(bufs.len());
-        for (k, (b, t)) in bufs.iter().zip(types).enumerate() {
-            if b.dims.len() > rank {
-                return Err(FfiError::invalid(format!("input {k} has rank {}, more than the output's {rank}", b.dims.len())));
-            }
-            // Row-major byte strides of the operand, right-aligned against the output.
-            let mut s = vec![0i64; rank];
-            let mut step = t.size() as i64;
-            let off = rank - b.dims.len();
-            for d in (0..b.dims.len()).rev() {
-                let (n, m) = (b.dims[d], out_shape[off + d]);
-                if n == m {
-                    s[off + d] = if n == 1 { 0 } else { step };
-                } else if n == 1 {
-                    s[off + d] = 0;
-                } else {
-                    let what = if k < nin { format!("input {k}") } else { format!("output {}", k - nin) };
-                    return Err(FfiError::invalid(format!(
-                        "{what} of shape {:?} does not broadcast to {:?}",
-                        b.dims, out_shape
-                    )));
-                }
-                step *= n;
-            }
-            strides.push(s);
-        }
-        // Merge axis d into d+1 when every operand is contiguous across them.
-        let mut shape: Vec<i64> = out_shape.to_vec();
-        let mut d = 0;
-        while d + 1 < shape.len() {
-            if strides.iter().all(|s| s[d] == s[d + 1] * shape[d + 1]) {
-                shape[d + 1] *= shape[d];
-                shape.remove(d);
-                strides.iter_mut().for_each(|s| {
-                    s.remove(d);
-                });
-            } else {
-                d += 1;
-            }
-        }
-        if shape.is_empty() {
-            shape.push(1);
-            strides.iter_mut().for_each(|s| s.push(0));
-        }
+        let dims: Vec<&[i64]> = bufs.iter().map(|b| b.dims).collect();
+        let Broadcast { shape, strides } = Broadcast::new(&dims, out_shape, nin)?;
+        // The C++ loops step in bytes.
+        let strides = strides
+            .into_iter()
+            .zip(types)
+            .map(|(s, t)| s.into_iter().map(|x| x * t.size() as i64).collect())
+            .collect();
         let total = shape.iter().product();
         Ok(Plan { shape, strides, ptrs: bufs.iter().map(|b| b.data as usize).collect(), total })
     }

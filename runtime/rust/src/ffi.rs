@@ -42,6 +42,13 @@ pub struct XLA_FFI_Error_Create_Args {
 }
 
 #[repr(C)]
+pub struct XLA_FFI_Error_Destroy_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut XLA_FFI_Extension_Base,
+    pub error: *mut XLA_FFI_Error,
+}
+
+#[repr(C)]
 pub struct XLA_FFI_Stream_Get_Args {
     pub struct_size: usize,
     pub extension_start: *mut XLA_FFI_Extension_Base,
@@ -142,6 +149,7 @@ pub struct XLA_FFI_Metadata_Extension {
 }
 
 pub type ErrorCreateFn = unsafe extern "C" fn(*mut XLA_FFI_Error_Create_Args) -> *mut XLA_FFI_Error;
+pub type ErrorDestroyFn = unsafe extern "C" fn(*mut XLA_FFI_Error_Destroy_Args);
 pub type StreamGetFn = unsafe extern "C" fn(*mut XLA_FFI_Stream_Get_Args) -> *mut XLA_FFI_Error;
 pub type DeviceOrdinalGetFn = unsafe extern "C" fn(*mut XLA_FFI_DeviceOrdinal_Get_Args) -> *mut XLA_FFI_Error;
 type AnyFn = Option<unsafe extern "C" fn()>;
@@ -155,7 +163,7 @@ pub struct XLA_FFI_Api {
     pub internal_api: *const c_void,
     pub XLA_FFI_Error_Create: Option<ErrorCreateFn>,
     pub XLA_FFI_Error_GetMessage: AnyFn,
-    pub XLA_FFI_Error_Destroy: AnyFn,
+    pub XLA_FFI_Error_Destroy: Option<ErrorDestroyFn>,
     pub XLA_FFI_Handler_Register: AnyFn,
     pub XLA_FFI_Stream_Get: Option<StreamGetFn>,
     pub XLA_FFI_Type_Register: AnyFn,
@@ -175,6 +183,7 @@ pub struct XLA_FFI_Api {
 
 /// `XLA_FFI_STRUCT_SIZE`: offset of the last field plus its size (no tail padding).
 pub const ERROR_CREATE_ARGS_SIZE: usize = 28;
+pub const ERROR_DESTROY_ARGS_SIZE: usize = 24;
 pub const STREAM_GET_ARGS_SIZE: usize = 32;
 pub const DEVICE_ORDINAL_GET_ARGS_SIZE: usize = 28;
 /// The smallest call frame a runtime may hand us (C++ binding checks == 168).

@@ -75,6 +75,56 @@ impl<'a> Call<'a> {
             buffer(*types.get(i).ok_or_else(|| FfiError::invalid(format!("missing argument {i}")))?, ptrs[i], "argument", i)
         }
     }
+    /// The platform stream of the call (`CUstream` on CUDA), from `XLA_FFI_Stream_Get`.
+    pub fn stream(&self) -> Result<*mut std::ffi::c_void, FfiError> {
+        let get = self.api()?.XLA_FFI_Stream_Get.ok_or_else(|| FfiError::internal("XLA_FFI_Stream_Get is missing"))?;
+        let mut args = XLA_FFI_Stream_Get_Args {
+            struct_size: STREAM_GET_ARGS_SIZE,
+            extension_start: std::ptr::null_mut(),
+            ctx: self.frame.ctx,
+            stream: std::ptr::null_mut(),
+        };
+        // SAFETY: args is a valid Stream_Get_Args; ctx comes from XLA's frame.
+        self.check(unsafe { get(&mut args) }, "XLA_FFI_Stream_Get")?;
+        Ok(args.stream)
+    }
+
+    /// The ordinal of the device running the call, from `XLA_FFI_DeviceOrdinal_Get`.
+    pub fn device_ordinal(&self) -> Result<i32, FfiError> {
+        let get = self
+            .api()?
+            .XLA_FFI_DeviceOrdinal_Get
+            .ok_or_else(|| FfiError::internal("XLA_FFI_DeviceOrdinal_Get is missing"))?;
+        let mut args = XLA_FFI_DeviceOrdinal_Get_Args {
+            struct_size: DEVICE_ORDINAL_GET_ARGS_SIZE,
+            extension_start: std::ptr::null_mut(),
+            ctx: self.frame.ctx,
+            device_ordinal: -1,
+        };
+        // SAFETY: as for stream().
+        self.check(unsafe { get(&mut args) }, "XLA_FFI_DeviceOrdinal_Get")?;
+        Ok(args.device_ordinal)
+    }
+
+    fn api(&self) -> Result<&XLA_FFI_Api, FfiError> {
+        // SAFETY: XLA's frame points at its API table for the duration of the call.
+        unsafe { self.frame.api.as_ref() }.ok_or_else(|| FfiError::internal("call frame without an API table"))
+    }
+
+    /// Turn an error XLA returned to us into ours (its message is not read: the 0.1
+    /// API has no portable accessor), destroying XLA's.
+    fn check(&self, err: *mut XLA_FFI_Error, what: &str) -> Result<(), FfiError> {
+        if err.is_null() {
+            return Ok(());
+        }
+        if let Some(destroy) = self.api()?.XLA_FFI_Error_Destroy {
+            let mut args = XLA_FFI_Error_Destroy_Args { struct_size: ERROR_DESTROY_ARGS_SIZE, extension_start: std::ptr::null_mut(), error: err };
+            // SAFETY: err was returned by XLA and is destroyed once.
+            unsafe { destroy(&mut args) };
+        }
+        Err(FfiError::internal(format!("{what} failed")))
+    }
+
     pub fn ret(&self, i: usize) -> Result<Buffer<'a>, FfiError> {
         let r = &self.frame.rets;
         unsafe {
@@ -125,6 +175,31 @@ pub unsafe fn entry(
     traits: u32,
     body: impl FnOnce(&Call) -> Result<(), FfiError>,
 ) -> *mut XLA_FFI_Error {
+    entry_staged(frame, name, traits, |_| Ok(()), body)
+}
+
+fn panic_message(p: Box<dyn std::any::Any + Send>) -> FfiError {
+    let what = p
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".into());
+    FfiError::internal(format!("panic: {what}"))
+}
+
+/// Like [`entry`], with work for the INSTANTIATE stage too (run once per call site when
+/// the executable is loaded, outside any graph capture; only for handlers registered
+/// with an `instantiate` entry).
+///
+/// # Safety
+/// `frame` must be the call frame XLA passed to the handler.
+pub unsafe fn entry_staged(
+    frame: *mut XLA_FFI_CallFrame,
+    name: &str,
+    traits: u32,
+    instantiate: impl FnOnce(&Call) -> Result<(), FfiError>,
+    execute: impl FnOnce(&Call) -> Result<(), FfiError>,
+) -> *mut XLA_FFI_Error {
     let Some(frame) = frame.as_ref() else {
         return std::ptr::null_mut();
     };
@@ -138,17 +213,11 @@ pub unsafe fn entry(
     let result = if frame.struct_size < CALL_FRAME_MIN_SIZE {
         Err(FfiError::internal(format!("call frame of {} bytes is smaller than {CALL_FRAME_MIN_SIZE}", frame.struct_size)))
     } else {
+        let call = Call { frame };
         match frame.stage {
-            stage::EXECUTE => catch_unwind(AssertUnwindSafe(|| body(&Call { frame })))
-                .unwrap_or_else(|p| {
-                    let what = p
-                        .downcast_ref::<&str>()
-                        .map(|s| s.to_string())
-                        .or_else(|| p.downcast_ref::<String>().cloned())
-                        .unwrap_or_else(|| "panic".into());
-                    Err(FfiError::internal(format!("panic: {what}")))
-                }),
-            stage::INSTANTIATE | stage::PREPARE | stage::INITIALIZE => Ok(()),
+            stage::EXECUTE => catch_unwind(AssertUnwindSafe(|| execute(&call))).unwrap_or_else(|p| Err(panic_message(p))),
+            stage::INSTANTIATE => catch_unwind(AssertUnwindSafe(|| instantiate(&call))).unwrap_or_else(|p| Err(panic_message(p))),
+            stage::PREPARE | stage::INITIALIZE => Ok(()),
             other => Err(FfiError { code: errc::UNIMPLEMENTED, message: format!("unknown execution stage {other}") }),
         }
     };

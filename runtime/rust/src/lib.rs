@@ -6,10 +6,16 @@
 //!   safe views of arguments and results;
 //! - `cpu`: NumPy-style broadcasting elementwise execution over XLA's row-major buffers,
 //!   split over a thread pool for large arrays;
+//! - `cuda`: the same on CUDA, NVRTC-compiled kernels launched on XLA's stream through
+//!   the driver API loaded at run time;
+//! - `broadcast`, `elementwise`: operand checks and broadcasting shared by both;
 //! - `exports`: symbols the Python side reads (FFI API versions).
 
+pub mod broadcast;
 pub mod cpu;
+pub mod cuda;
 pub mod dtype;
+pub mod elementwise;
 pub mod exports;
 pub mod ffi;
 pub mod frame;

@@ -6,7 +6,9 @@ VERSION = "0.1.0"
 LIBRARY = "libjax_xsf_ffi.so"
 CONTRACT_SYMBOL = "bg_jax_xsf_contract"
 # Stamped into the library too; a mismatch at import means stale build output.
-CONTRACT = "bridgegen 0.1.0; spec sha256:521c2bdec4f8d16f; xla-ffi-api 0.1"
+CONTRACT = "bridgegen 0.1.0; spec sha256:1f1b6552ab838aac; xla-ffi-api 0.1"
+# Returns the CUDA architectures whose kernels the library embeds ("" if none).
+CUDA_ARCHS_SYMBOL = "bg_jax_xsf_cuda_archs"
 
 UFUNCS = {
     "agm": dict(
@@ -15,7 +17,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_agm_cpu"},
+        handlers={"cpu": "bg_jax_xsf_agm_cpu", "cuda": "bg_jax_xsf_agm_cuda"},
     ),
     "airy": dict(
         target="bridgegen.jax_xsf.airy",
@@ -39,7 +41,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_besselpoly_cpu"},
+        handlers={"cpu": "bg_jax_xsf_besselpoly_cpu", "cuda": "bg_jax_xsf_besselpoly_cuda"},
     ),
     "beta": dict(
         target="bridgegen.jax_xsf.beta",
@@ -47,7 +49,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_beta_cpu"},
+        handlers={"cpu": "bg_jax_xsf_beta_cpu", "cuda": "bg_jax_xsf_beta_cuda"},
     ),
     "betaln": dict(
         target="bridgegen.jax_xsf.betaln",
@@ -55,7 +57,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_betaln_cpu"},
+        handlers={"cpu": "bg_jax_xsf_betaln_cpu", "cuda": "bg_jax_xsf_betaln_cuda"},
     ),
     "binom": dict(
         target="bridgegen.jax_xsf.binom",
@@ -63,7 +65,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_binom_cpu"},
+        handlers={"cpu": "bg_jax_xsf_binom_cpu", "cuda": "bg_jax_xsf_binom_cuda"},
     ),
     "cbrt": dict(
         target="bridgegen.jax_xsf.cbrt",
@@ -71,7 +73,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_cbrt_cpu"},
+        handlers={"cpu": "bg_jax_xsf_cbrt_cpu", "cuda": "bg_jax_xsf_cbrt_cuda"},
     ),
     "chdtr": dict(
         target="bridgegen.jax_xsf.chdtr",
@@ -79,7 +81,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_chdtr_cpu"},
+        handlers={"cpu": "bg_jax_xsf_chdtr_cpu", "cuda": "bg_jax_xsf_chdtr_cuda"},
     ),
     "chdtrc": dict(
         target="bridgegen.jax_xsf.chdtrc",
@@ -87,7 +89,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_chdtrc_cpu"},
+        handlers={"cpu": "bg_jax_xsf_chdtrc_cpu", "cuda": "bg_jax_xsf_chdtrc_cuda"},
     ),
     "chdtri": dict(
         target="bridgegen.jax_xsf.chdtri",
@@ -95,7 +97,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_chdtri_cpu"},
+        handlers={"cpu": "bg_jax_xsf_chdtri_cpu", "cuda": "bg_jax_xsf_chdtri_cuda"},
     ),
     "cosdg": dict(
         target="bridgegen.jax_xsf.cosdg",
@@ -103,7 +105,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_cosdg_cpu"},
+        handlers={"cpu": "bg_jax_xsf_cosdg_cpu", "cuda": "bg_jax_xsf_cosdg_cuda"},
     ),
     "cosm1": dict(
         target="bridgegen.jax_xsf.cosm1",
@@ -111,7 +113,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_cosm1_cpu"},
+        handlers={"cpu": "bg_jax_xsf_cosm1_cpu", "cuda": "bg_jax_xsf_cosm1_cuda"},
     ),
     "dawsn": dict(
         target="bridgegen.jax_xsf.dawsn",
@@ -119,7 +121,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_dawsn_cpu"},
+        handlers={"cpu": "bg_jax_xsf_dawsn_cpu", "cuda": "bg_jax_xsf_dawsn_cuda"},
     ),
     "digamma": dict(
         target="bridgegen.jax_xsf.digamma",
@@ -127,7 +129,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_digamma_cpu"},
+        handlers={"cpu": "bg_jax_xsf_digamma_cpu", "cuda": "bg_jax_xsf_digamma_cuda"},
     ),
     "ellipe": dict(
         target="bridgegen.jax_xsf.ellipe",
@@ -135,7 +137,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_ellipe_cpu"},
+        handlers={"cpu": "bg_jax_xsf_ellipe_cpu", "cuda": "bg_jax_xsf_ellipe_cuda"},
     ),
     "ellipeinc": dict(
         target="bridgegen.jax_xsf.ellipeinc",
@@ -143,7 +145,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_ellipeinc_cpu"},
+        handlers={"cpu": "bg_jax_xsf_ellipeinc_cpu", "cuda": "bg_jax_xsf_ellipeinc_cuda"},
     ),
     "ellipk": dict(
         target="bridgegen.jax_xsf.ellipk",
@@ -151,7 +153,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_ellipk_cpu"},
+        handlers={"cpu": "bg_jax_xsf_ellipk_cpu", "cuda": "bg_jax_xsf_ellipk_cuda"},
     ),
     "ellipkinc": dict(
         target="bridgegen.jax_xsf.ellipkinc",
@@ -159,7 +161,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_ellipkinc_cpu"},
+        handlers={"cpu": "bg_jax_xsf_ellipkinc_cpu", "cuda": "bg_jax_xsf_ellipkinc_cuda"},
     ),
     "ellipkm1": dict(
         target="bridgegen.jax_xsf.ellipkm1",
@@ -167,7 +169,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_ellipkm1_cpu"},
+        handlers={"cpu": "bg_jax_xsf_ellipkm1_cpu", "cuda": "bg_jax_xsf_ellipkm1_cuda"},
     ),
     "erf": dict(
         target="bridgegen.jax_xsf.erf",
@@ -175,7 +177,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_erf_cpu"},
+        handlers={"cpu": "bg_jax_xsf_erf_cpu", "cuda": "bg_jax_xsf_erf_cuda"},
     ),
     "erfc": dict(
         target="bridgegen.jax_xsf.erfc",
@@ -183,7 +185,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_erfc_cpu"},
+        handlers={"cpu": "bg_jax_xsf_erfc_cpu", "cuda": "bg_jax_xsf_erfc_cuda"},
     ),
     "erfcx": dict(
         target="bridgegen.jax_xsf.erfcx",
@@ -191,7 +193,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_erfcx_cpu"},
+        handlers={"cpu": "bg_jax_xsf_erfcx_cpu", "cuda": "bg_jax_xsf_erfcx_cuda"},
     ),
     "erfi": dict(
         target="bridgegen.jax_xsf.erfi",
@@ -199,7 +201,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_erfi_cpu"},
+        handlers={"cpu": "bg_jax_xsf_erfi_cpu", "cuda": "bg_jax_xsf_erfi_cuda"},
     ),
     "exp1": dict(
         target="bridgegen.jax_xsf.exp1",
@@ -207,7 +209,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_exp1_cpu"},
+        handlers={"cpu": "bg_jax_xsf_exp1_cpu", "cuda": "bg_jax_xsf_exp1_cuda"},
     ),
     "exp10": dict(
         target="bridgegen.jax_xsf.exp10",
@@ -215,7 +217,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_exp10_cpu"},
+        handlers={"cpu": "bg_jax_xsf_exp10_cpu", "cuda": "bg_jax_xsf_exp10_cuda"},
     ),
     "exp2": dict(
         target="bridgegen.jax_xsf.exp2",
@@ -223,7 +225,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_exp2_cpu"},
+        handlers={"cpu": "bg_jax_xsf_exp2_cpu", "cuda": "bg_jax_xsf_exp2_cuda"},
     ),
     "expi": dict(
         target="bridgegen.jax_xsf.expi",
@@ -231,7 +233,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_expi_cpu"},
+        handlers={"cpu": "bg_jax_xsf_expi_cpu", "cuda": "bg_jax_xsf_expi_cuda"},
     ),
     "fresnel": dict(
         target="bridgegen.jax_xsf.fresnel",
@@ -239,7 +241,7 @@ UFUNCS = {
         outputs=("s", "c"),
         loops=("f->ff", "d->dd"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_fresnel_cpu"},
+        handlers={"cpu": "bg_jax_xsf_fresnel_cpu", "cuda": "bg_jax_xsf_fresnel_cuda"},
     ),
     "gamma": dict(
         target="bridgegen.jax_xsf.gamma",
@@ -247,7 +249,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_gamma_cpu"},
+        handlers={"cpu": "bg_jax_xsf_gamma_cpu", "cuda": "bg_jax_xsf_gamma_cuda"},
     ),
     "gammainc": dict(
         target="bridgegen.jax_xsf.gammainc",
@@ -255,7 +257,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_gammainc_cpu"},
+        handlers={"cpu": "bg_jax_xsf_gammainc_cpu", "cuda": "bg_jax_xsf_gammainc_cuda"},
     ),
     "gammaincc": dict(
         target="bridgegen.jax_xsf.gammaincc",
@@ -263,7 +265,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_gammaincc_cpu"},
+        handlers={"cpu": "bg_jax_xsf_gammaincc_cpu", "cuda": "bg_jax_xsf_gammaincc_cuda"},
     ),
     "gammainccinv": dict(
         target="bridgegen.jax_xsf.gammainccinv",
@@ -271,7 +273,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_gammainccinv_cpu"},
+        handlers={"cpu": "bg_jax_xsf_gammainccinv_cpu", "cuda": "bg_jax_xsf_gammainccinv_cuda"},
     ),
     "gammaincinv": dict(
         target="bridgegen.jax_xsf.gammaincinv",
@@ -279,7 +281,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_gammaincinv_cpu"},
+        handlers={"cpu": "bg_jax_xsf_gammaincinv_cpu", "cuda": "bg_jax_xsf_gammaincinv_cuda"},
     ),
     "gammaln": dict(
         target="bridgegen.jax_xsf.gammaln",
@@ -287,7 +289,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_gammaln_cpu"},
+        handlers={"cpu": "bg_jax_xsf_gammaln_cpu", "cuda": "bg_jax_xsf_gammaln_cuda"},
     ),
     "gammasgn": dict(
         target="bridgegen.jax_xsf.gammasgn",
@@ -295,7 +297,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_gammasgn_cpu"},
+        handlers={"cpu": "bg_jax_xsf_gammasgn_cpu", "cuda": "bg_jax_xsf_gammasgn_cuda"},
     ),
     "gdtr": dict(
         target="bridgegen.jax_xsf.gdtr",
@@ -303,7 +305,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_gdtr_cpu"},
+        handlers={"cpu": "bg_jax_xsf_gdtr_cpu", "cuda": "bg_jax_xsf_gdtr_cuda"},
     ),
     "gdtrc": dict(
         target="bridgegen.jax_xsf.gdtrc",
@@ -311,7 +313,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_gdtrc_cpu"},
+        handlers={"cpu": "bg_jax_xsf_gdtrc_cpu", "cuda": "bg_jax_xsf_gdtrc_cuda"},
     ),
     "gdtrib": dict(
         target="bridgegen.jax_xsf.gdtrib",
@@ -319,7 +321,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_gdtrib_cpu"},
+        handlers={"cpu": "bg_jax_xsf_gdtrib_cpu", "cuda": "bg_jax_xsf_gdtrib_cuda"},
     ),
     "hyp2f1": dict(
         target="bridgegen.jax_xsf.hyp2f1",
@@ -327,7 +329,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("ffff->f", "dddd->d", "fffF->F", "dddD->D"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_hyp2f1_cpu"},
+        handlers={"cpu": "bg_jax_xsf_hyp2f1_cpu", "cuda": "bg_jax_xsf_hyp2f1_cuda"},
     ),
     "i0": dict(
         target="bridgegen.jax_xsf.i0",
@@ -335,7 +337,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_i0_cpu"},
+        handlers={"cpu": "bg_jax_xsf_i0_cpu", "cuda": "bg_jax_xsf_i0_cuda"},
     ),
     "i0e": dict(
         target="bridgegen.jax_xsf.i0e",
@@ -343,7 +345,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_i0e_cpu"},
+        handlers={"cpu": "bg_jax_xsf_i0e_cpu", "cuda": "bg_jax_xsf_i0e_cuda"},
     ),
     "i1": dict(
         target="bridgegen.jax_xsf.i1",
@@ -351,7 +353,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_i1_cpu"},
+        handlers={"cpu": "bg_jax_xsf_i1_cpu", "cuda": "bg_jax_xsf_i1_cuda"},
     ),
     "i1e": dict(
         target="bridgegen.jax_xsf.i1e",
@@ -359,7 +361,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_i1e_cpu"},
+        handlers={"cpu": "bg_jax_xsf_i1e_cpu", "cuda": "bg_jax_xsf_i1e_cuda"},
     ),
     "iv": dict(
         target="bridgegen.jax_xsf.iv",
@@ -383,7 +385,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_j0_cpu"},
+        handlers={"cpu": "bg_jax_xsf_j0_cpu", "cuda": "bg_jax_xsf_j0_cuda"},
     ),
     "j1": dict(
         target="bridgegen.jax_xsf.j1",
@@ -391,7 +393,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_j1_cpu"},
+        handlers={"cpu": "bg_jax_xsf_j1_cpu", "cuda": "bg_jax_xsf_j1_cuda"},
     ),
     "jv": dict(
         target="bridgegen.jax_xsf.jv",
@@ -415,7 +417,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_k0_cpu"},
+        handlers={"cpu": "bg_jax_xsf_k0_cpu", "cuda": "bg_jax_xsf_k0_cuda"},
     ),
     "k0e": dict(
         target="bridgegen.jax_xsf.k0e",
@@ -423,7 +425,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_k0e_cpu"},
+        handlers={"cpu": "bg_jax_xsf_k0e_cpu", "cuda": "bg_jax_xsf_k0e_cuda"},
     ),
     "k1": dict(
         target="bridgegen.jax_xsf.k1",
@@ -431,7 +433,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_k1_cpu"},
+        handlers={"cpu": "bg_jax_xsf_k1_cpu", "cuda": "bg_jax_xsf_k1_cuda"},
     ),
     "k1e": dict(
         target="bridgegen.jax_xsf.k1e",
@@ -439,7 +441,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_k1e_cpu"},
+        handlers={"cpu": "bg_jax_xsf_k1e_cpu", "cuda": "bg_jax_xsf_k1e_cuda"},
     ),
     "kv": dict(
         target="bridgegen.jax_xsf.kv",
@@ -463,7 +465,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("F->F", "D->D"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_lambertw_cpu"},
+        handlers={"cpu": "bg_jax_xsf_lambertw_cpu", "cuda": "bg_jax_xsf_lambertw_cuda"},
     ),
     "log_ndtr": dict(
         target="bridgegen.jax_xsf.log_ndtr",
@@ -471,7 +473,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_log_ndtr_cpu"},
+        handlers={"cpu": "bg_jax_xsf_log_ndtr_cpu", "cuda": "bg_jax_xsf_log_ndtr_cuda"},
     ),
     "log_wright_bessel": dict(
         target="bridgegen.jax_xsf.log_wright_bessel",
@@ -479,7 +481,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_log_wright_bessel_cpu"},
+        handlers={"cpu": "bg_jax_xsf_log_wright_bessel_cpu", "cuda": "bg_jax_xsf_log_wright_bessel_cuda"},
     ),
     "loggamma": dict(
         target="bridgegen.jax_xsf.loggamma",
@@ -487,7 +489,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_loggamma_cpu"},
+        handlers={"cpu": "bg_jax_xsf_loggamma_cpu", "cuda": "bg_jax_xsf_loggamma_cuda"},
     ),
     "modstruve": dict(
         target="bridgegen.jax_xsf.modstruve",
@@ -503,7 +505,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_ndtr_cpu"},
+        handlers={"cpu": "bg_jax_xsf_ndtr_cpu", "cuda": "bg_jax_xsf_ndtr_cuda"},
     ),
     "ndtri": dict(
         target="bridgegen.jax_xsf.ndtri",
@@ -511,7 +513,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_ndtri_cpu"},
+        handlers={"cpu": "bg_jax_xsf_ndtri_cpu", "cuda": "bg_jax_xsf_ndtri_cuda"},
     ),
     "owens_t": dict(
         target="bridgegen.jax_xsf.owens_t",
@@ -519,7 +521,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_owens_t_cpu"},
+        handlers={"cpu": "bg_jax_xsf_owens_t_cpu", "cuda": "bg_jax_xsf_owens_t_cuda"},
     ),
     "pdtr": dict(
         target="bridgegen.jax_xsf.pdtr",
@@ -527,7 +529,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_pdtr_cpu"},
+        handlers={"cpu": "bg_jax_xsf_pdtr_cpu", "cuda": "bg_jax_xsf_pdtr_cuda"},
     ),
     "pdtrc": dict(
         target="bridgegen.jax_xsf.pdtrc",
@@ -535,7 +537,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_pdtrc_cpu"},
+        handlers={"cpu": "bg_jax_xsf_pdtrc_cpu", "cuda": "bg_jax_xsf_pdtrc_cuda"},
     ),
     "poch": dict(
         target="bridgegen.jax_xsf.poch",
@@ -543,7 +545,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_poch_cpu"},
+        handlers={"cpu": "bg_jax_xsf_poch_cpu", "cuda": "bg_jax_xsf_poch_cuda"},
     ),
     "rgamma": dict(
         target="bridgegen.jax_xsf.rgamma",
@@ -551,7 +553,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_rgamma_cpu"},
+        handlers={"cpu": "bg_jax_xsf_rgamma_cpu", "cuda": "bg_jax_xsf_rgamma_cuda"},
     ),
     "shichi": dict(
         target="bridgegen.jax_xsf.shichi",
@@ -559,7 +561,7 @@ UFUNCS = {
         outputs=("shi", "chi"),
         loops=("f->ff", "d->dd", "F->FF", "D->DD"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_shichi_cpu"},
+        handlers={"cpu": "bg_jax_xsf_shichi_cpu", "cuda": "bg_jax_xsf_shichi_cuda"},
     ),
     "sici": dict(
         target="bridgegen.jax_xsf.sici",
@@ -567,7 +569,7 @@ UFUNCS = {
         outputs=("si", "ci"),
         loops=("f->ff", "d->dd", "F->FF", "D->DD"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_sici_cpu"},
+        handlers={"cpu": "bg_jax_xsf_sici_cpu", "cuda": "bg_jax_xsf_sici_cuda"},
     ),
     "sindg": dict(
         target="bridgegen.jax_xsf.sindg",
@@ -575,7 +577,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_sindg_cpu"},
+        handlers={"cpu": "bg_jax_xsf_sindg_cpu", "cuda": "bg_jax_xsf_sindg_cuda"},
     ),
     "spence": dict(
         target="bridgegen.jax_xsf.spence",
@@ -583,7 +585,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_spence_cpu"},
+        handlers={"cpu": "bg_jax_xsf_spence_cpu", "cuda": "bg_jax_xsf_spence_cuda"},
     ),
     "spherical_in": dict(
         target="bridgegen.jax_xsf.spherical_in",
@@ -623,7 +625,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_tandg_cpu"},
+        handlers={"cpu": "bg_jax_xsf_tandg_cpu", "cuda": "bg_jax_xsf_tandg_cuda"},
     ),
     "tukeylambdacdf": dict(
         target="bridgegen.jax_xsf.tukeylambdacdf",
@@ -631,7 +633,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_tukeylambdacdf_cpu"},
+        handlers={"cpu": "bg_jax_xsf_tukeylambdacdf_cpu", "cuda": "bg_jax_xsf_tukeylambdacdf_cuda"},
     ),
     "voigt_profile": dict(
         target="bridgegen.jax_xsf.voigt_profile",
@@ -639,7 +641,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_voigt_profile_cpu"},
+        handlers={"cpu": "bg_jax_xsf_voigt_profile_cpu", "cuda": "bg_jax_xsf_voigt_profile_cuda"},
     ),
     "wofz": dict(
         target="bridgegen.jax_xsf.wofz",
@@ -647,7 +649,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("F->F", "D->D"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_wofz_cpu"},
+        handlers={"cpu": "bg_jax_xsf_wofz_cpu", "cuda": "bg_jax_xsf_wofz_cuda"},
     ),
     "wright_bessel": dict(
         target="bridgegen.jax_xsf.wright_bessel",
@@ -655,7 +657,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_wright_bessel_cpu"},
+        handlers={"cpu": "bg_jax_xsf_wright_bessel_cpu", "cuda": "bg_jax_xsf_wright_bessel_cuda"},
     ),
     "y0": dict(
         target="bridgegen.jax_xsf.y0",
@@ -663,7 +665,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_y0_cpu"},
+        handlers={"cpu": "bg_jax_xsf_y0_cpu", "cuda": "bg_jax_xsf_y0_cuda"},
     ),
     "y1": dict(
         target="bridgegen.jax_xsf.y1",
@@ -671,7 +673,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_y1_cpu"},
+        handlers={"cpu": "bg_jax_xsf_y1_cpu", "cuda": "bg_jax_xsf_y1_cuda"},
     ),
     "yv": dict(
         target="bridgegen.jax_xsf.yv",
@@ -695,7 +697,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_zeta_cpu"},
+        handlers={"cpu": "bg_jax_xsf_zeta_cpu", "cuda": "bg_jax_xsf_zeta_cuda"},
     ),
     "zetac": dict(
         target="bridgegen.jax_xsf.zetac",
@@ -703,6 +705,6 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_xsf_zetac_cpu"},
+        handlers={"cpu": "bg_jax_xsf_zetac_cpu", "cuda": "bg_jax_xsf_zetac_cuda"},
     ),
 }

@@ -7,6 +7,8 @@ LIBRARY = "libjax_minimal_ffi.so"
 CONTRACT_SYMBOL = "bg_jax_minimal_contract"
 # Stamped into the library too; a mismatch at import means stale build output.
 CONTRACT = "bridgegen 0.1.0; spec sha256:caa9624712c2492b; xla-ffi-api 0.1"
+# Returns the CUDA architectures whose kernels the library embeds ("" if none).
+CUDA_ARCHS_SYMBOL = "bg_jax_minimal_cuda_archs"
 
 UFUNCS = {
     "digamma": dict(
@@ -15,7 +17,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("d->d", "D->D"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_minimal_digamma_cpu"},
+        handlers={"cpu": "bg_jax_minimal_digamma_cpu", "cuda": "bg_jax_minimal_digamma_cuda"},
     ),
     "gammaln": dict(
         target="bridgegen.jax_minimal.gammaln",
@@ -23,6 +25,6 @@ UFUNCS = {
         outputs=("out",),
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_minimal_gammaln_cpu"},
+        handlers={"cpu": "bg_jax_minimal_gammaln_cpu", "cuda": "bg_jax_minimal_gammaln_cuda"},
     ),
 }

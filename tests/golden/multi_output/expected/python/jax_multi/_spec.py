@@ -7,6 +7,8 @@ LIBRARY = "libjax_multi_ffi.so"
 CONTRACT_SYMBOL = "bg_jax_multi_contract"
 # Stamped into the library too; a mismatch at import means stale build output.
 CONTRACT = "bridgegen 0.1.0; spec sha256:ac66595b9d0bc6d1; xla-ffi-api 0.1"
+# Returns the CUDA architectures whose kernels the library embeds ("" if none).
+CUDA_ARCHS_SYMBOL = "bg_jax_multi_cuda_archs"
 
 UFUNCS = {
     "sici": dict(
@@ -15,7 +17,7 @@ UFUNCS = {
         outputs=("si", "ci"),
         loops=("f->ff", "d->dd"),
         platforms=("cpu", "cuda"),
-        handlers={"cpu": "bg_jax_multi_sici_cpu"},
+        handlers={"cpu": "bg_jax_multi_sici_cpu", "cuda": "bg_jax_multi_sici_cuda"},
     ),
     "spherical_jn": dict(
         target="bridgegen.jax_multi.spherical_jn",

@@ -1,0 +1,74 @@
+//! NVRTC at build time, on the golden `minimal` fixture's kernel sources: both image kinds
+//! come out (an ELF cubin holding every kernel, PTX with every entry point), and a second
+//! run is served from the cache. Needs NVRTC and CuPy in BRIDGEGEN_PYTHON's environment
+//! (requirements/dev.txt); skips without them unless BRIDGEGEN_REQUIRE_NVRTC=1.
+
+use bridgegen::build::{nvrtc, python};
+use std::path::Path;
+
+#[test]
+fn compiles_cubin_and_ptx_and_caches_them() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let tools = python::cuda_tools().expect("ask Python for the CUDA tools");
+    if tools.nvrtc.is_none() || tools.cupy_include.is_none() {
+        assert!(std::env::var("BRIDGEGEN_REQUIRE_NVRTC").is_err(), "BRIDGEGEN_REQUIRE_NVRTC=1 but NVRTC or CuPy is missing: {tools:?}");
+        eprintln!("skipped: NVRTC or CuPy headers not found ({tools:?})");
+        return;
+    }
+    let tmp = std::env::temp_dir().join(format!("bridgegen-nvrtc-test-{}", std::process::id()));
+    let cache = tmp.join("cache");
+    let crate_dir = root.join("tests/golden/minimal/expected/rust");
+    let fns = ["digamma".to_string(), "gammaln".to_string()];
+    let archs = nvrtc::parse_archs("sm_90,compute_80").unwrap();
+    let include = root.join("runtime/rust/include");
+    let out = tmp.join("kernels");
+    let request = nvrtc::Request {
+        crate_dir: &crate_dir,
+        functions: &fns,
+        archs: &archs,
+        tools: &tools,
+        runtime_include: &include,
+        out_dir: &out,
+        cache: &cache,
+        quiet: true,
+    };
+    let first = nvrtc::compile_kernels(&request).unwrap().unwrap();
+    assert_eq!((first.compiled, first.cached), (4, 0));
+    let cubin = std::fs::read(out.join("gammaln.sm_90.cubin")).unwrap();
+    assert_eq!(&cubin[..4], b"\x7fELF");
+    for k in ["bg_jax_minimal_gammaln__f_f", "bg_jax_minimal_gammaln__d_d"] {
+        assert!(cubin.windows(k.len()).any(|w| w == k.as_bytes()), "{k} missing from the cubin");
+    }
+    let ptx = std::fs::read_to_string(out.join("digamma.compute_80.ptx")).unwrap();
+    assert!(ptx.contains(".entry bg_jax_minimal_digamma__D_D") && ptx.contains(".target sm_80"));
+    let second = nvrtc::compile_kernels(&request).unwrap().unwrap();
+    assert_eq!((second.compiled, second.cached), (0, 4));
+    assert_eq!(std::fs::read(out.join("gammaln.sm_90.cubin")).unwrap(), cubin);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn a_compile_error_names_the_function_and_shows_the_log() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let tools = python::cuda_tools().unwrap();
+    if tools.nvrtc.is_none() || tools.cupy_include.is_none() {
+        return; // reported by the test above
+    }
+    let tmp = std::env::temp_dir().join(format!("bridgegen-nvrtc-bad-{}", std::process::id()));
+    std::fs::create_dir_all(tmp.join("crate/cuda")).unwrap();
+    std::fs::write(tmp.join("crate/cuda/broken.cu"), "extern \"C\" __global__ void k() { undefined_thing(); }\n").unwrap();
+    let err = nvrtc::compile_kernels(&nvrtc::Request {
+        crate_dir: &tmp.join("crate"),
+        functions: &["broken".into()],
+        archs: &["sm_90".into()],
+        tools: &tools,
+        runtime_include: &root.join("runtime/rust/include"),
+        out_dir: &tmp.join("out"),
+        cache: &tmp.join("cache"),
+        quiet: true,
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("broken (sm_90)") && err.contains("undefined_thing"), "{err}");
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (jax + CuPy installed, no Rust, maybe no network): installs the
+# wheels built here by `just gpu-wheel` (dist-gpu/) into a private directory, then runs
+# the GPU tests, the GPU tests again under compute-sanitizer's memcheck (a subset: it is
+# slow), and the GPU benchmark with its plot. Logs and results go to $OUT (default
+# gpu-results/). See docs/gpu.md.
+#   usage: bash scripts/gpu_run.sh [tests|sanitizer|bench]...   (default: all three)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT="${OUT:-gpu-results}"
+mkdir -p "$OUT"
+SITE="${BRIDGEGEN_SITE:-/tmp/bridgegen-site}"
+python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target "$SITE" dist-gpu/*.whl || exit 1
+export PYTHONPATH="$SITE${PYTHONPATH:+:$PYTHONPATH}"
+export BRIDGEGEN_REQUIRE_GPU=1
+# CuPy (tests compare with cupyx) and XLA share the GPU: leave CuPy room.
+export XLA_PYTHON_CLIENT_MEM_FRACTION="${XLA_PYTHON_CLIENT_MEM_FRACTION:-0.6}"
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(tests sanitizer bench)
+status=0
+{
+    date -u +%FT%TZ
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+    python3 -c 'import sys, jax, cupy, scipy; print("python", sys.version.split()[0], "jax", jax.__version__, "cupy", cupy.__version__, "scipy", scipy.__version__)'
+    python3 -c 'import jax_xsf, ctypes, os; lib = ctypes.CDLL(os.path.join(os.path.dirname(jax_xsf.__file__), jax_xsf._spec.LIBRARY)); f = lib.bg_jax_xsf_cuda_archs; f.restype = ctypes.c_char_p; print("cuda archs in the library:", f().decode())'
+} 2>&1 | tee "$OUT/environment.txt"
+for step in "${steps[@]}"; do
+    case "$step" in
+    tests)
+        BRIDGEGEN_POISON_OUTPUTS=1 python3 -m pytest -q -m gpu -p no:cacheprovider -o addopts="" -rfE --tb=short \
+            --junitxml="$OUT/gpu-tests.xml" tests/python 2>&1 | tee "$OUT/gpu-tests.log" | tail -n 60
+        [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+        ;;
+    sanitizer)
+        # memcheck over a few real launches: every shape path, loops, a complex loop.
+        BRIDGEGEN_POISON_OUTPUTS=1 compute-sanitizer --tool memcheck --error-exitcode 86 --target-processes all \
+            python3 -m pytest -q -m gpu -p no:cacheprovider -o addopts="" tests/python/test_gpu.py \
+            -k "shapes_and_broadcasting or transposed or scan_and_fori or same_function or ordinal" \
+            2>&1 | tail -n 40 | tee "$OUT/sanitizer.log"
+        [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+        ;;
+    bench)
+        python3 bench/gpu.py --json "$OUT/bench-gpu.json" 2>&1 | tee "$OUT/bench-gpu.log"
+        [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+        python3 bench/plot_gpu.py "$OUT/bench-gpu.json" "$OUT/gpu-time-per-call.png" || status=1
+        ;;
+    *) echo "unknown step $step"; status=1 ;;
+    esac
+done
+exit $status
