@@ -19,14 +19,14 @@ gen:
 check:
     for s in specs/*.toml; do bridgegen check "$s"; done
 
-# Compile specs/xsf.toml against the active jaxlib and install the wheels.
+# Compile every spec against the active jaxlib and install the wheels.
 build:
-    bridgegen build {{spec}} --install --cuda-arch {{cuda_arch}}
+    for s in specs/*.toml; do bridgegen build "$s" --install --quiet --cuda-arch {{cuda_arch}}; done
 
 # Wheels for the GPU machine (dist-gpu/): cubins for its H200 only, to keep them small.
 # Then, there: `bash scripts/gpu_run.sh` (docs/gpu.md).
 gpu-wheel:
-    bridgegen build {{spec}} --cuda-arch sm_90 --out dist-gpu
+    for s in specs/*.toml; do bridgegen build "$s" --cuda-arch sm_90 --out dist-gpu; done
 
 # Build, install and compare a few functions with scipy.special.
 demo: build

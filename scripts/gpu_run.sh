@@ -43,6 +43,8 @@ for step in "${steps[@]}"; do
         python3 bench/gpu.py --json "$OUT/bench-gpu.json" 2>&1 | tee "$OUT/bench-gpu.log"
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
         python3 bench/plot_gpu.py "$OUT/bench-gpu.json" "$OUT/gpu-time-per-call.png" || status=1
+        python3 bench/lazy_gpu.py --json "$OUT/bench-lazy-gpu.json" 2>&1 | tee "$OUT/bench-lazy-gpu.log"
+        [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
         ;;
     *) echo "unknown step $step"; status=1 ;;
     esac

@@ -12,6 +12,8 @@ bridgegen_layout! {
     XLA_FFI_Error_Destroy_Args = 24 { struct_size: 0, extension_start: 8, error: 16 }
     XLA_FFI_Stream_Get_Args = 32 { struct_size: 0, extension_start: 8, ctx: 16, stream: 24 }
     XLA_FFI_DeviceOrdinal_Get_Args = 32 { struct_size: 0, extension_start: 8, ctx: 16, device_ordinal: 24 }
+    XLA_FFI_DeviceMemory_Allocate_Args = 48 { struct_size: 0, extension_start: 8, ctx: 16, size: 24, alignment: 32, data: 40 }
+    XLA_FFI_DeviceMemory_Free_Args = 40 { struct_size: 0, extension_start: 8, ctx: 16, size: 24, data: 32 }
     XLA_FFI_Buffer = 48 { struct_size: 0, extension_start: 8, dtype: 16, data: 24, rank: 32, dims: 40 }
     XLA_FFI_Args = 40 { struct_size: 0, extension_start: 8, size: 16, types: 24, args: 32 }
     XLA_FFI_Rets = 40 { struct_size: 0, extension_start: 8, size: 16, types: 24, rets: 32 }
@@ -24,6 +26,7 @@ bridgegen_layout! {
     XLA_FFI_Array = 24 { dtype: 0, size: 8, data: 16 }
     XLA_FFI_Api >= 192 {
         struct_size: 0, extension_start: 8, api_version: 16, internal_api: 40,
-        XLA_FFI_Error_Create: 48, XLA_FFI_Error_Destroy: 64, XLA_FFI_Stream_Get: 80, XLA_FFI_DeviceOrdinal_Get: 184
+        XLA_FFI_Error_Create: 48, XLA_FFI_Error_Destroy: 64, XLA_FFI_Stream_Get: 80,
+        XLA_FFI_DeviceMemory_Allocate: 120, XLA_FFI_DeviceMemory_Free: 128, XLA_FFI_DeviceOrdinal_Get: 184
     }
 }

@@ -23,6 +23,9 @@ pub struct BuildOptions {
     pub quiet: bool,
 }
 
+/// The runtime's own library, shipped inside `jax_cupy_bridge`.
+pub const RUNTIME_LIBRARY: &str = "libbridgegen_runtime.so";
+
 fn step(msg: &str) {
     eprintln!("bridgegen: {msg}");
 }
@@ -111,7 +114,7 @@ pub fn build(opts: &BuildOptions) -> Result<(), Error> {
     let crate_name = names::crate_name(&pkg.name);
     let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cargo
-        .args(["build", "--release", "-p", &crate_name, "--manifest-path"])
+        .args(["build", "--release", "-p", &crate_name, "-p", "bridgegen-runtime", "--manifest-path"])
         .arg(root.join("Cargo.toml"))
         .env("BRIDGEGEN_JAXLIB_INCLUDE", &include)
         .env("BRIDGEGEN_PYTHON", python::interpreter());
@@ -146,16 +149,20 @@ pub fn build(opts: &BuildOptions) -> Result<(), Error> {
     }
     .write(&opts.out)?;
 
-    // The shared runtime (pure Python).
+    // The shared runtime: Python plus its own library (the callback handlers of
+    // cupy_lazy_apply), so platform-tagged like the package.
     let mut entries = Vec::new();
     package_files(&root.join("runtime/python/jax_cupy_bridge"), "jax_cupy_bridge", &mut entries)?;
+    let rt_lib = read(&target_dir.join("release").join(RUNTIME_LIBRARY))?;
+    let rt_tag = wheel::manylinux_tag(&rt_lib);
+    entries.push(Entry { path: format!("jax_cupy_bridge/{RUNTIME_LIBRARY}"), data: rt_lib, executable: true });
     let metadata = format!(
         "Metadata-Version: 2.1\nName: jax-cupy-bridge\nVersion: {runtime_version}\nSummary: Shared runtime of bridgegen packages\nRequires-Python: >=3.10\nRequires-Dist: jax>=0.7.2\nRequires-Dist: numpy>=1.26\n"
     );
     let rt_wheel = Wheel {
         name: "jax_cupy_bridge".into(),
         version: runtime_version.into(),
-        tag: "py3-none-any".into(),
+        tag: rt_tag,
         metadata,
         entries,
     }

@@ -160,6 +160,10 @@ pub fn bad_range(name: &str) -> Entry {
     e(format!("test range of `{name}` must be [low, high] with low < high"), "bad range", Some(format!("e.g. ranges = {{ {name} = [0.0, 10.0] }}")))
 }
 
+pub fn bad_cpu_path(p: &str) -> Entry {
+    e(format!("`{p}` is not a dotted import path"), "bad path", Some("name the NumPy/SciPy callable, e.g. cpu = \"scipy.ndimage.gaussian_filter\"".into()))
+}
+
 pub fn bad_cuda_stack(max: u32) -> Entry {
     e(
         format!("cuda_stack must be a number of bytes from 0 to {max}"),

@@ -95,6 +95,8 @@ pub fn handler_lib(pkg: &Package, banner: &str) -> Result<String, String> {
     let archs_sym = ident(&names::cuda_archs_symbol(&pkg.name));
     let file: TokenStream = quote! {
         #![allow(clippy::missing_safety_doc)]
+        // A spec of only [[function]]s has no handlers: these may go unused.
+        #[allow(unused_imports)]
         use bridgegen_runtime::ffi::{XLA_FFI_CallFrame, XLA_FFI_Error};
         #[allow(unused_imports)]
         use bridgegen_runtime::{cpu, cuda, DType};

@@ -1,7 +1,7 @@
 //! The view the templates see: every string precomputed from the IR, so templates
 //! hold layout only.
 
-use crate::ir::{names, Expr, Package, Platform, Ufunc};
+use crate::ir::{names, Expr, Function, Package, ParamType, Platform, Ufunc};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -23,6 +23,23 @@ pub struct PackageView {
     /// Functions with CUDA kernels: (name, Rust static of their images, image file stem).
     pub cuda_ufuncs: Vec<CudaView>,
     pub ufuncs: Vec<UfuncView>,
+    pub functions: Vec<FunctionView>,
+}
+
+/// A `[[function]]`: a generated wrapper over `jax_cupy_bridge.cupy_lazy_apply`.
+#[derive(Serialize)]
+pub struct FunctionView {
+    pub name: String,
+    /// `x, /, *, sigma=1.0, mode='reflect'`
+    pub signature: String,
+    /// `x: ArrayLike, /, *, sigma: float = 1.0, ...`
+    pub typed_signature: String,
+    /// `x, sigma=sigma, mode=mode`
+    pub call: String,
+    pub return_type: String,
+    pub docstring: String,
+    /// The `_spec.FUNCTIONS` entry, as a Python expression.
+    pub entry_py: String,
 }
 
 #[derive(Serialize)]
@@ -118,6 +135,7 @@ pub fn package_view(pkg: &Package, runtime_path: &str) -> PackageView {
             .map(|u| CudaView { name: u.name.clone(), images_static: names::images_static(&u.name) })
             .collect(),
         ufuncs: pkg.ufuncs.iter().map(|u| ufunc_view(pkg, u)).collect(),
+        functions: pkg.functions.iter().map(function_view).collect(),
     }
 }
 
@@ -207,4 +225,82 @@ fn docstring(u: &Ufunc) -> String {
         .map(|(i, l)| if i == 0 || l.is_empty() || l.starts_with("    ") { l.to_string() } else { format!("    {l}") })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+fn function_view(f: &Function) -> FunctionView {
+    let py_ty = |t: ParamType| match t {
+        ParamType::Int => "int",
+        ParamType::Float => "float",
+        ParamType::Bool => "bool",
+        ParamType::Str => "str",
+    };
+    let inputs: Vec<String> = f.inputs.iter().map(|a| a.name.clone()).collect();
+    let kw = |typed: bool| -> Vec<String> {
+        f.params
+            .iter()
+            .map(|p| {
+                let ty = if typed { format!(": {}", py_ty(p.ty)) } else { String::new() };
+                match &p.default {
+                    Some(d) if typed => format!("{}{ty} = {d}", p.name),
+                    Some(d) => format!("{}={d}", p.name),
+                    None => format!("{}{ty}", p.name),
+                }
+            })
+            .collect()
+    };
+    let sig = |ins: Vec<String>, kws: Vec<String>| {
+        let mut s = format!("{}, /", ins.join(", "));
+        if !kws.is_empty() {
+            s.push_str(&format!(", *, {}", kws.join(", ")));
+        }
+        s
+    };
+    let mut call = inputs.clone();
+    call.extend(f.params.iter().map(|p| format!("{0}={0}", p.name)));
+    let tuple = |items: Vec<String>| if items.len() == 1 { format!("({},)", items[0]) } else { format!("({})", items.join(", ")) };
+    let entry = format!(
+        "dict(\n        cupy={:?},\n        cpu={:?},\n        inputs={},\n        outputs={},\n        workspace={},\n        params={},\n        platforms={},\n    )",
+        f.cupy,
+        f.cpu,
+        tuple(
+            f.inputs
+                .iter()
+                .map(|a| format!("({:?}, {:?}, {})", a.name, a.dtypes.iter().map(|d| d.code()).collect::<String>(), a.rank.map_or("None".into(), |r| r.to_string())))
+                .collect()
+        ),
+        tuple(f.outputs.iter().map(|o| format!("({:?}, {:?}, {:?})", o.name, o.shape, o.dtype)).collect()),
+        tuple(f.workspace.iter().map(|(n, b)| format!("({n:?}, {b:?})")).collect()),
+        tuple(
+            f.params
+                .iter()
+                .map(|p| format!("({:?}, {:?}, {}, {})", p.name, py_ty(p.ty), if p.default.is_some() { "True" } else { "False" }, tuple(p.choices.clone())))
+                .collect()
+        ),
+        py_tuple(&f.platforms.iter().map(|p| p.as_str().to_string()).collect::<Vec<_>>()),
+    );
+    let mut doc = if f.doc.is_empty() { format!("{}.", f.name) } else { f.doc.replace("\"\"\"", "'''") };
+    doc.push_str(&format!(
+        "\n\n    Runs ``{}`` on CuPy views of XLA's device buffers (GPU), ``{}`` on NumPy views (CPU), inside ``jax.jit``.",
+        f.cupy, f.cpu
+    ));
+    for p in &f.params {
+        if !p.choices.is_empty() {
+            doc.push_str(&format!("\n    ``{}``: one of {}.", p.name, p.choices.join(", ")));
+        }
+    }
+    let plats: Vec<&str> = f.platforms.iter().map(|p| p.as_str()).collect();
+    doc.push_str(&format!("\n    Platforms: {}.", plats.join(", ")));
+    FunctionView {
+        name: f.name.clone(),
+        signature: sig(inputs.clone(), kw(false)),
+        typed_signature: sig(inputs.iter().map(|s| format!("{s}: ArrayLike")).collect(), kw(true)),
+        call: call.join(", "),
+        return_type: if f.outputs.len() == 1 {
+            "jax.Array".into()
+        } else {
+            format!("tuple[{}]", vec!["jax.Array"; f.outputs.len()].join(", "))
+        },
+        docstring: doc,
+        entry_py: entry,
+    }
 }

@@ -30,6 +30,15 @@ fn tokens(src: &str) -> Vec<Token<'_>> {
         let c = b[i];
         if c.is_ascii_whitespace() {
             i += 1;
+        } else if c == b'"' || c == b'\'' {
+            // String or character literal (C++ and Python): one non-identifier token.
+            let start = i;
+            i += 1;
+            while i < b.len() && b[i] != c {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i = (i + 1).min(b.len());
+            out.push(Token { text: &src[start..i], offset: start, ident: false });
         } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
             // Number literal, including exponents and suffixes (1e-8, 2.5f, 0x10).
             let start = i;
@@ -168,6 +177,13 @@ mod tests {
             ["n", "x", "y"]
         );
         assert_eq!(texts(cpp_free_names("std::complex<double>(a.real(), 2.5e+3)")), ["a"]);
+    }
+
+    #[test]
+    fn string_literals_name_nothing() {
+        let n = py_names("x.shape if mode == 'full' else \"same\"");
+        assert_eq!(texts(n.variables), ["mode"]);
+        assert_eq!(texts(n.modules), ["x"]);
     }
 
     #[test]

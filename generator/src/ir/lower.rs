@@ -361,6 +361,18 @@ fn lower_function(cx: &mut Ctx, f: &RawFunction, default_platforms: &BTreeSet<Pl
     if !(path.starts_with("cupy") && path.split('.').all(is_identifier)) {
         cx.err(f.cupy.span(), catalog::bad_cupy_path(path));
     }
+    let cpu = match &f.cpu {
+        Some(c) => {
+            if !c.get_ref().split('.').all(is_identifier) {
+                cx.err(c.span(), catalog::bad_cpu_path(c.get_ref()));
+            }
+            c.get_ref().clone()
+        }
+        None => match path.strip_prefix("cupyx.scipy.") {
+            Some(rest) => format!("scipy.{rest}"),
+            None => path.strip_prefix("cupy.").map_or_else(|| path.clone(), |rest| format!("numpy.{rest}")),
+        },
+    };
     let mut seen = BTreeMap::new();
     let mut inputs = Vec::new();
     for a in &f.inputs {
@@ -426,7 +438,11 @@ fn lower_function(cx: &mut Ctx, f: &RawFunction, default_platforms: &BTreeSet<Pl
     for o in &f.outputs {
         check_arg_names(cx, "output", std::slice::from_ref(&o.name), &mut out_seen);
         check_rule(cx, &o.shape);
-        check_rule(cx, &o.dtype);
+        // A dtype rule is an expression or a plain dtype code (`d`).
+        let code = o.dtype.get_ref().chars().next().and_then(DType::from_code);
+        if !(o.dtype.get_ref().len() == 1 && code.is_some()) {
+            check_rule(cx, &o.dtype);
+        }
         outputs.push(OutputArg { name: o.name.get_ref().clone(), shape: o.shape.get_ref().clone(), dtype: o.dtype.get_ref().clone() });
     }
     let mut workspace = Vec::new();
@@ -442,6 +458,7 @@ fn lower_function(cx: &mut Ctx, f: &RawFunction, default_platforms: &BTreeSet<Pl
     Some(Function {
         name: f.name.get_ref().clone(),
         cupy: path.clone(),
+        cpu,
         doc: f.doc.as_ref().map(|d| d.get_ref().trim().to_string()).unwrap_or_default(),
         inputs,
         outputs,

@@ -128,6 +128,8 @@ impl ParamType {
 pub struct Function {
     pub name: String,
     pub cupy: String,
+    /// The host callable (dotted path).
+    pub cpu: String,
     pub doc: String,
     pub inputs: Vec<ArrayArg>,
     pub outputs: Vec<OutputArg>,

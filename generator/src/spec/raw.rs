@@ -84,6 +84,9 @@ pub struct RawTest {
 pub struct RawFunction {
     pub name: Spanned<String>,
     pub cupy: Spanned<String>,
+    /// The NumPy/SciPy callable used on CPU (default: `cupyx.scipy.` -> `scipy.`, `cupy.` -> `numpy.`).
+    #[serde(default)]
+    pub cpu: Option<Spanned<String>>,
     #[serde(default)]
     pub doc: Option<Spanned<String>>,
     pub inputs: Vec<RawArray>,

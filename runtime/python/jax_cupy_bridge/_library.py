@@ -75,3 +75,8 @@ def register_handler(lib: ctypes.CDLL, target: str, symbol: str, platform: str) 
     capsule = jax.ffi.pycapsule(getattr(lib, symbol))
     handler = {"instantiate": capsule, "execute": capsule} if platform == "cuda" else capsule
     jax.ffi.register_ffi_target(target, handler, platform=_XLA_PLATFORM[platform])
+
+
+def register_plain(lib: ctypes.CDLL, target: str, symbol: str, platform: str) -> None:
+    """Register ``symbol`` for the EXECUTE stage only (handlers with nothing to load)."""
+    jax.ffi.register_ffi_target(target, jax.ffi.pycapsule(getattr(lib, symbol)), platform=_XLA_PLATFORM[platform])

@@ -65,6 +65,25 @@ pub struct XLA_FFI_DeviceOrdinal_Get_Args {
 }
 
 #[repr(C)]
+pub struct XLA_FFI_DeviceMemory_Allocate_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut XLA_FFI_Extension_Base,
+    pub ctx: *mut XLA_FFI_ExecutionContext,
+    pub size: usize,
+    pub alignment: usize,
+    pub data: *mut c_void,
+}
+
+#[repr(C)]
+pub struct XLA_FFI_DeviceMemory_Free_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut XLA_FFI_Extension_Base,
+    pub ctx: *mut XLA_FFI_ExecutionContext,
+    pub size: usize,
+    pub data: *mut c_void,
+}
+
+#[repr(C)]
 pub struct XLA_FFI_Buffer {
     pub struct_size: usize,
     pub extension_start: *mut XLA_FFI_Extension_Base,
@@ -152,6 +171,8 @@ pub type ErrorCreateFn = unsafe extern "C" fn(*mut XLA_FFI_Error_Create_Args) ->
 pub type ErrorDestroyFn = unsafe extern "C" fn(*mut XLA_FFI_Error_Destroy_Args);
 pub type StreamGetFn = unsafe extern "C" fn(*mut XLA_FFI_Stream_Get_Args) -> *mut XLA_FFI_Error;
 pub type DeviceOrdinalGetFn = unsafe extern "C" fn(*mut XLA_FFI_DeviceOrdinal_Get_Args) -> *mut XLA_FFI_Error;
+pub type DeviceMemoryAllocateFn = unsafe extern "C" fn(*mut XLA_FFI_DeviceMemory_Allocate_Args) -> *mut XLA_FFI_Error;
+pub type DeviceMemoryFreeFn = unsafe extern "C" fn(*mut XLA_FFI_DeviceMemory_Free_Args) -> *mut XLA_FFI_Error;
 type AnyFn = Option<unsafe extern "C" fn()>;
 
 /// The API table of FFI version 0.1 (jaxlib 0.7.2); later versions append slots.
@@ -170,8 +191,8 @@ pub struct XLA_FFI_Api {
     pub XLA_FFI_ExecutionContext_Get: AnyFn,
     pub XLA_FFI_State_Set: AnyFn,
     pub XLA_FFI_State_Get: AnyFn,
-    pub XLA_FFI_DeviceMemory_Allocate: AnyFn,
-    pub XLA_FFI_DeviceMemory_Free: AnyFn,
+    pub XLA_FFI_DeviceMemory_Allocate: Option<DeviceMemoryAllocateFn>,
+    pub XLA_FFI_DeviceMemory_Free: Option<DeviceMemoryFreeFn>,
     pub XLA_FFI_ThreadPool_Schedule: AnyFn,
     pub XLA_FFI_ThreadPool_NumThreads: AnyFn,
     pub XLA_FFI_Future_Create: AnyFn,
@@ -185,6 +206,8 @@ pub struct XLA_FFI_Api {
 pub const ERROR_CREATE_ARGS_SIZE: usize = 28;
 pub const ERROR_DESTROY_ARGS_SIZE: usize = 24;
 pub const STREAM_GET_ARGS_SIZE: usize = 32;
+pub const DEVICE_MEMORY_ALLOCATE_ARGS_SIZE: usize = 48;
+pub const DEVICE_MEMORY_FREE_ARGS_SIZE: usize = 40;
 pub const DEVICE_ORDINAL_GET_ARGS_SIZE: usize = 28;
 /// The smallest call frame a runtime may hand us (C++ binding checks == 168).
 pub const CALL_FRAME_MIN_SIZE: usize = 168;
@@ -196,6 +219,11 @@ pub mod stage {
     pub const INITIALIZE: i32 = 2;
     pub const EXECUTE: i32 = 3;
 }
+
+/// `XLA_FFI_AttrType`.
+pub const ATTR_SCALAR: i32 = 3;
+/// `XLA_FFI_DataType` of 64-bit signed integers.
+pub const DATA_S64: i32 = 5;
 
 /// `XLA_FFI_ArgType` / `XLA_FFI_RetType`.
 pub const BUFFER: i32 = 1;

@@ -125,6 +125,61 @@ impl<'a> Call<'a> {
         Err(FfiError::internal(format!("{what} failed")))
     }
 
+    /// The int64 scalar attribute `name` (keyword arguments of the lowering).
+    pub fn attr_i64(&self, name: &str) -> Result<i64, FfiError> {
+        let a = &self.frame.attrs;
+        // SAFETY: XLA's attribute arrays hold `size` entries for the duration of the call.
+        unsafe {
+            let types = slice(a.types, a.size);
+            let names = slice(a.names, a.size);
+            let values = slice(a.attrs, a.size);
+            for i in 0..types.len() {
+                let n = &*names[i];
+                if slice(n.ptr as *const u8, n.len as i64) != name.as_bytes() {
+                    continue;
+                }
+                let s = values[i] as *const XLA_FFI_Scalar;
+                if types[i] != ATTR_SCALAR || s.is_null() || (*s).dtype != DATA_S64 {
+                    return Err(FfiError::invalid(format!("attribute {name} is not an int64 scalar")));
+                }
+                return Ok(*((*s).value as *const i64));
+            }
+        }
+        Err(FfiError::invalid(format!("missing attribute {name}")))
+    }
+
+    /// Device memory from XLA's allocator (GPU only); give it back with `free`.
+    pub fn allocate(&self, size: usize, alignment: usize) -> Result<*mut std::ffi::c_void, FfiError> {
+        let alloc = self
+            .api()?
+            .XLA_FFI_DeviceMemory_Allocate
+            .ok_or_else(|| FfiError::internal("XLA_FFI_DeviceMemory_Allocate is missing"))?;
+        let mut args = XLA_FFI_DeviceMemory_Allocate_Args {
+            struct_size: DEVICE_MEMORY_ALLOCATE_ARGS_SIZE,
+            extension_start: std::ptr::null_mut(),
+            ctx: self.frame.ctx,
+            size,
+            alignment,
+            data: std::ptr::null_mut(),
+        };
+        // SAFETY: valid args; ctx from XLA's frame.
+        self.check(unsafe { alloc(&mut args) }, "XLA_FFI_DeviceMemory_Allocate")?;
+        Ok(args.data)
+    }
+
+    pub fn free(&self, data: *mut std::ffi::c_void, size: usize) -> Result<(), FfiError> {
+        let free = self.api()?.XLA_FFI_DeviceMemory_Free.ok_or_else(|| FfiError::internal("XLA_FFI_DeviceMemory_Free is missing"))?;
+        let mut args = XLA_FFI_DeviceMemory_Free_Args {
+            struct_size: DEVICE_MEMORY_FREE_ARGS_SIZE,
+            extension_start: std::ptr::null_mut(),
+            ctx: self.frame.ctx,
+            size,
+            data,
+        };
+        // SAFETY: data came from `allocate` in this call.
+        self.check(unsafe { free(&mut args) }, "XLA_FFI_DeviceMemory_Free")
+    }
+
     pub fn ret(&self, i: usize) -> Result<Buffer<'a>, FfiError> {
         let r = &self.frame.rets;
         unsafe {

@@ -9,9 +9,11 @@
 //! - `cuda`: the same on CUDA, NVRTC-compiled kernels launched on XLA's stream through
 //!   the driver API loaded at run time;
 //! - `broadcast`, `elementwise`: operand checks and broadcasting shared by both;
+//! - `callback`: handlers that delegate to Python callables (`cupy_lazy_apply`);
 //! - `exports`: symbols the Python side reads (FFI API versions).
 
 pub mod broadcast;
+pub mod callback;
 pub mod cpu;
 pub mod cuda;
 pub mod dtype;

@@ -6,15 +6,18 @@ Every function runs inside `jax.jit` through an XLA FFI handler built from
 """
 
 from jax_cupy_bridge.ufunc import load_ufuncs as _load_ufuncs
+from jax_cupy_bridge.function import load_functions as _load_functions
 
 from . import _spec
 
 __version__ = _spec.VERSION
 _ufuncs = _load_ufuncs(__name__, _spec)
+_functions = _load_functions(__name__, _spec)
 
 __all__ = [
     "sici",
     "spherical_jn",
+    "gaussian_filter",
 ]
 
 
@@ -35,3 +38,13 @@ def spherical_jn(n, z, /):
     Platforms: cpu.
     """
     return _ufuncs["spherical_jn"](n, z)
+
+
+def gaussian_filter(x, /, *, sigma=1.0, mode="reflect"):
+    """gaussian_filter.
+
+    Runs ``cupyx.scipy.ndimage.gaussian_filter`` on CuPy views of XLA's device buffers (GPU), ``scipy.ndimage.gaussian_filter`` on NumPy views (CPU), inside ``jax.jit``.
+    ``mode``: one of "reflect", "constant".
+    Platforms: cpu, cuda.
+    """
+    return _functions["gaussian_filter"](x, sigma=sigma, mode=mode)

@@ -28,3 +28,16 @@ UFUNCS = {
         handlers={"cpu": "bg_jax_multi_spherical_jn_cpu"},
     ),
 }
+
+# [[function]] entries: CuPy callables delegated through jax_cupy_bridge.cupy_lazy_apply.
+FUNCTIONS = {
+    "gaussian_filter": dict(
+        cupy="cupyx.scipy.ndimage.gaussian_filter",
+        cpu="scipy.ndimage.gaussian_filter",
+        inputs=(("x", "fd", None),),
+        outputs=(("out", "x.shape", "x.dtype"),),
+        workspace=(),
+        params=(("sigma", "float", True, ()), ("mode", "str", True, ("reflect", "constant"))),
+        platforms=("cpu", "cuda"),
+    ),
+}

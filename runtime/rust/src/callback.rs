@@ -1,0 +1,159 @@
+//! Delegation to Python (`jax_cupy_bridge.cupy_lazy_apply` / `lazy_apply`): one handler
+//! per platform hands XLA's buffers, stream and device ordinal to a dispatcher the Python
+//! package installs (a ctypes callback, which takes the GIL itself), together with the id
+//! of the Python callable to run. The Python side keeps the callables; the HLO carries
+//! only the id.
+//!
+//! Device memory the callable allocates beyond its workspace comes from XLA's allocator
+//! (`XLA_FFI_DeviceMemory_Allocate`) through `CallbackCall::allocate`, and is freed when
+//! the call returns: nothing allocated in a call outlives it.
+
+use crate::ffi::{XLA_FFI_CallFrame, XLA_FFI_Error, COMMAND_BUFFER_COMPATIBLE};
+use crate::frame::{entry, Call, FfiError};
+use std::ffi::{c_char, c_int, c_void};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// One operand as the dispatcher sees it (row-major, XLA data type codes).
+#[repr(C)]
+pub struct CallbackBuffer {
+    pub data: *mut c_void,
+    pub dtype: i32,
+    pub rank: i64,
+    pub dims: *const i64,
+}
+
+/// Everything the dispatcher gets for one call. Layout mirrored in
+/// `jax_cupy_bridge/_callback.py` (`_CallbackCall`).
+#[repr(C)]
+pub struct CallbackCall {
+    pub id: i64,
+    /// 0: CPU (host pointers), 1: CUDA (device pointers).
+    pub platform: i32,
+    pub device: i32,
+    pub stream: *mut c_void,
+    pub nargs: i64,
+    pub args: *const CallbackBuffer,
+    pub nrets: i64,
+    pub rets: *const CallbackBuffer,
+    /// Device memory for the duration of the call; 0 on success.
+    pub allocate: unsafe extern "C" fn(call: *mut CallbackCall, size: usize, out: *mut *mut c_void) -> c_int,
+    /// The handler's state for `allocate` (opaque to the dispatcher).
+    pub state: *mut c_void,
+    /// Where the dispatcher writes an error message (NUL-terminated) when it fails.
+    pub error: *mut c_char,
+    pub error_capacity: usize,
+}
+
+/// Returns 0 on success, else writes `error` and returns non-zero.
+pub type Dispatcher = unsafe extern "C" fn(*mut CallbackCall) -> c_int;
+
+static DISPATCHER: AtomicUsize = AtomicUsize::new(0);
+
+/// Install the Python dispatcher (the Python package does this once, at import).
+#[no_mangle]
+pub extern "C" fn bg_callback_set_dispatcher(dispatcher: Option<Dispatcher>) {
+    DISPATCHER.store(dispatcher.map_or(0, |f| f as usize), Ordering::SeqCst);
+}
+
+const CPU: i32 = 0;
+const CUDA: i32 = 1;
+const ERROR_CAPACITY: usize = 16 << 10;
+
+struct State<'c, 'a> {
+    call: &'c Call<'a>,
+    allocations: Vec<(*mut c_void, usize)>,
+    failure: Option<FfiError>,
+}
+
+unsafe extern "C" fn allocate(call: *mut CallbackCall, size: usize, out: *mut *mut c_void) -> c_int {
+    // SAFETY: `state` is the State of the running handler, alive until it returns.
+    let state = &mut *((*call).state as *mut State);
+    match state.call.allocate(size.max(1), 16) {
+        Ok(p) => {
+            state.allocations.push((p, size.max(1)));
+            *out = p;
+            0
+        }
+        Err(e) => {
+            state.failure = Some(e);
+            1
+        }
+    }
+}
+
+fn run(call: &Call, platform: i32) -> Result<(), FfiError> {
+    let addr = DISPATCHER.load(Ordering::SeqCst);
+    if addr == 0 {
+        return Err(FfiError::internal("no Python dispatcher installed (import jax_cupy_bridge)"));
+    }
+    // SAFETY: only `bg_callback_set_dispatcher` stores non-zero values, all Dispatchers.
+    let dispatcher: Dispatcher = unsafe { std::mem::transmute::<usize, Dispatcher>(addr) };
+    let id = call.attr_i64("callback_id")?;
+    let (stream, device) = if platform == CUDA {
+        (call.stream()?, call.device_ordinal()?)
+    } else {
+        (std::ptr::null_mut(), 0)
+    };
+    let describe = |b: crate::frame::Buffer| CallbackBuffer {
+        data: b.data as *mut c_void,
+        dtype: b.dtype,
+        rank: b.dims.len() as i64,
+        dims: b.dims.as_ptr(),
+    };
+    let args: Vec<CallbackBuffer> = (0..call.num_args()).map(|i| call.arg(i).map(describe)).collect::<Result<_, _>>()?;
+    let rets: Vec<CallbackBuffer> = (0..call.num_rets()).map(|i| call.ret(i).map(describe)).collect::<Result<_, _>>()?;
+    let mut error = vec![0 as c_char; ERROR_CAPACITY];
+    let mut state = State { call, allocations: Vec::new(), failure: None };
+    let mut cc = CallbackCall {
+        id,
+        platform,
+        device,
+        stream,
+        nargs: args.len() as i64,
+        args: args.as_ptr(),
+        nrets: rets.len() as i64,
+        rets: rets.as_ptr(),
+        allocate,
+        state: &mut state as *mut State as *mut c_void,
+        error: error.as_mut_ptr(),
+        error_capacity: ERROR_CAPACITY,
+    };
+    // SAFETY: the dispatcher reads `cc` and the buffers it points to, all alive here.
+    let rc = unsafe { dispatcher(&mut cc) };
+    let mut result = Ok(());
+    if rc != 0 {
+        // SAFETY: the buffer is NUL-terminated (zeroed, and the writer leaves the last byte).
+        error[ERROR_CAPACITY - 1] = 0;
+        let msg = unsafe { std::ffi::CStr::from_ptr(error.as_ptr()) }.to_string_lossy().into_owned();
+        result = Err(state.failure.take().unwrap_or(FfiError::internal(msg)));
+    }
+    // Work on XLA's stream may still use these; XLA's allocator is ordered on that stream.
+    for (p, size) in state.allocations.drain(..) {
+        call.free(p, size)?;
+    }
+    result
+}
+
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_callback_cpu(frame: *mut XLA_FFI_CallFrame) -> *mut XLA_FFI_Error {
+    entry(frame, "jax_cupy_bridge callback", 0, |call| run(call, CPU))
+}
+
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_callback_cuda(frame: *mut XLA_FFI_CallFrame) -> *mut XLA_FFI_Error {
+    entry(frame, "jax_cupy_bridge callback", 0, |call| run(call, CUDA))
+}
+
+/// The same, declared safe for XLA's command buffers (`graph_safe=True`): Python runs only
+/// when XLA (re)captures, so the callable must issue the same device work every time.
+///
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_callback_cuda_graph(frame: *mut XLA_FFI_CallFrame) -> *mut XLA_FFI_Error {
+    entry(frame, "jax_cupy_bridge callback", COMMAND_BUFFER_COMPATIBLE, |call| run(call, CUDA))
+}

@@ -1,0 +1,372 @@
+"""cupy_lazy_apply and lazy_apply: delegation of Python functions through the runtime's FFI
+handler. CPU (NumPy views) here; the CuPy half under the `gpu` marker."""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jax_cupy_bridge import _callback, cupy_lazy_apply, lazy_apply
+
+
+def _cpu(x):
+    return jax.device_put(x, jax.devices("cpu")[0])
+
+
+# --- the prototype's three limits, lifted ----------------------------------------------
+
+
+def test_out_argument_is_written_in_place():
+    seen = {}
+
+    def f(a, out):
+        seen["out"] = out
+        np.multiply(a, 2.0, out=out)
+
+    x = _cpu(np.arange(5.0))
+    y = jax.jit(lambda v: cupy_lazy_apply(f, v))(x)
+    np.testing.assert_array_equal(y, np.arange(5.0) * 2)
+    assert seen["out"].flags.writeable and seen["out"].base is not None  # a view of XLA's buffer
+
+
+def test_returned_arrays_are_copied_into_the_outputs():
+    y = jax.jit(lambda v: cupy_lazy_apply(lambda a: np.cumsum(a), v))(_cpu(np.arange(5.0)))
+    np.testing.assert_array_equal(y, np.cumsum(np.arange(5.0)))
+
+
+def test_allocation_inside_the_function_works():
+    # No out=: the function allocates temporaries and its result freely.
+    def f(a):
+        t = np.fft.rfft(a)
+        return np.fft.irfft(t * 2, n=a.shape[0])
+
+    y = jax.jit(lambda v: cupy_lazy_apply(f, v))(_cpu(np.linspace(0, 1, 16)))
+    np.testing.assert_allclose(y, 2 * np.linspace(0, 1, 16), atol=1e-12)
+
+
+def test_static_arguments_reach_the_function_unchanged_and_retrace():
+    got = []
+
+    def f(a, k, name, flag, opt, pair, *, scale, label=None):
+        got.append((k, name, flag, opt, pair, scale, label))
+        return a * k * scale
+
+    fn = jax.jit(lambda v, k, s: cupy_lazy_apply(f, v, k, "n", True, None, (1, 2.5), scale=s, label="L"), static_argnums=(1, 2))
+    x = _cpu(np.ones(3))
+    np.testing.assert_array_equal(fn(x, 2, 3.0), np.full(3, 6.0))
+    np.testing.assert_array_equal(fn(x, 5, 3.0), np.full(3, 15.0))  # a new static value retraces
+    assert got[0] == (2, "n", True, None, (1, 2.5), 3.0, "L") and got[1][0] == 5
+
+
+def test_several_outputs_as_a_tuple():
+    def f(a):
+        return a.min(), a.max(), a.astype(np.float32)
+
+    lo, hi, c = jax.jit(lambda v: cupy_lazy_apply(f, v, shape=((), (), (4,)), dtype=(v.dtype, v.dtype, jnp.float32)))(
+        _cpu(np.array([3.0, -1.0, 7.0, 2.0]))
+    )
+    assert (float(lo), float(hi)) == (-1.0, 7.0) and c.dtype == jnp.float32
+
+
+def test_func_cpu_is_used_on_cpu():
+    y = jax.jit(lambda v: cupy_lazy_apply(None, v, func_cpu=lambda a: a + 1))(_cpu(np.zeros(2)))
+    np.testing.assert_array_equal(y, [1.0, 1.0])
+
+
+# --- errors ---------------------------------------------------------------------------
+
+
+def test_wrong_return_shape_or_dtype_names_both():
+    f = jax.jit(lambda v: cupy_lazy_apply(lambda a: a[:2], v))
+    with pytest.raises(Exception, match=r"returned output 0 of shape \(2,\) and dtype float64; declared shape \(3,\) and dtype float64"):
+        jax.block_until_ready(f(_cpu(np.ones(3))))
+    g = jax.jit(lambda v: cupy_lazy_apply(lambda a: a.astype(np.float32), v))
+    with pytest.raises(Exception, match="dtype float32; declared shape .* dtype float64"):
+        jax.block_until_ready(g(_cpu(np.ones(3))))
+
+
+def test_exception_in_func_surfaces_with_type_message_traceback_and_process_recovers():
+    def f(a):
+        raise KeyError("no such column")
+
+    with pytest.raises(Exception) as info:
+        jax.block_until_ready(jax.jit(lambda v: cupy_lazy_apply(f, v))(_cpu(np.ones(2))))
+    msg = str(info.value)
+    assert "KeyError" in msg and "no such column" in msg and "Traceback" in msg and "in f" in msg
+    y = jax.jit(lambda v: cupy_lazy_apply(lambda a: a + 1, v))(_cpu(np.ones(2)))
+    np.testing.assert_array_equal(y, [2.0, 2.0])
+
+
+@pytest.mark.parametrize("bad", [[1, 2], {"a": 1}, object()])
+def test_non_static_arguments_are_a_type_error_at_trace_time(bad):
+    with pytest.raises(TypeError, match="int, float, bool, str, None, or tuples"):
+        jax.jit(lambda v: cupy_lazy_apply(lambda a, b: a, v, bad)).trace(np.ones(2))
+    with pytest.raises(TypeError, match="keyword arguments must be static"):
+        jax.jit(lambda v: cupy_lazy_apply(lambda a, b: a, v, b=bad)).trace(np.ones(2))
+
+
+def test_no_array_or_unknown_shape_is_a_value_error():
+    with pytest.raises(ValueError, match="at least one array"):
+        cupy_lazy_apply(lambda: 1, shape=(), dtype=np.float64)
+    with pytest.raises(ValueError, match="fully known"):
+        cupy_lazy_apply(lambda a: a, np.ones(2), shape=(None,))
+
+
+# --- lifetime, threads, memory ---------------------------------------------------------
+
+
+def test_registry_does_not_grow_with_retraces():
+    x = _cpu(np.ones(4))
+    before = _callback.live_ids()
+    f = jax.jit(lambda v, k: cupy_lazy_apply(np.multiply, v, k), static_argnums=1)
+    for _ in range(50):
+        f(x, 2)  # same static value: cached, no new delegate
+    assert _callback.live_ids() <= before + 1
+    for k in range(50):
+        f(x, k)  # new static values: new traces ...
+    del f
+    jax.clear_caches()
+    gc.collect()
+    assert _callback.live_ids() <= before + 1  # ... released with the traces
+
+
+def test_threads_do_not_deadlock_or_mix_calls():
+    f = jax.jit(lambda v, k: cupy_lazy_apply(lambda a, kk: a * kk, v, k), static_argnums=1)
+    errors = []
+
+    def worker(t):
+        try:
+            x = _cpu(np.full(8, float(t)))
+            for _ in range(1000):
+                y = f(x, t + 1)
+            np.testing.assert_array_equal(y, np.full(8, float(t * (t + 1))))
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=240)
+    assert not any(t.is_alive() for t in threads), "deadlock"
+    assert not errors, errors
+
+
+def _rss_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+
+
+def test_many_calls_do_not_grow_host_memory():
+    f = jax.jit(lambda v: cupy_lazy_apply(lambda a: a + 1.0, v))
+    x = _cpu(np.ones(16))
+    for _ in range(2000):
+        f(x)
+    jax.block_until_ready(f(x))
+    start = _rss_bytes()
+    for _ in range(100_000):
+        y = f(x)
+    jax.block_until_ready(y)
+    grown = _rss_bytes() - start
+    assert grown < 16 << 20, f"host memory grew by {grown / 2**20:.1f} MiB over 1e5 calls"
+
+
+# --- lazy_apply: array-api-extra's behaviours -------------------------------------------
+
+
+def test_lazy_apply_simple_and_namespace():
+    seen = {}
+
+    def f(a):
+        seen["type"] = type(a)
+        return a**2
+
+    y = jax.jit(lambda v: lazy_apply(f, v, shape=v.shape, dtype=v.dtype))(np.arange(3.0))
+    np.testing.assert_array_equal(y, [0.0, 1.0, 4.0])
+    assert seen["type"] is np.ndarray  # NumPy on CPU (CuPy on GPU)
+
+
+def test_lazy_apply_default_shape_and_dtype_broadcast():
+    y = jax.jit(lambda a, b: lazy_apply(lambda u, v: u + v, a, b))(np.ones((2, 1), np.float32), np.ones(3, np.float64))
+    assert y.shape == (2, 3) and y.dtype == jnp.float64
+
+
+def test_lazy_apply_multi_output():
+    a, b = jax.jit(lambda v: lazy_apply(lambda u: (u + 1, u * 2), v, shape=((3,), (3,)), dtype=(v.dtype, v.dtype)))(
+        np.arange(3.0)
+    )
+    np.testing.assert_array_equal(a, [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(b, [0.0, 2.0, 4.0])
+
+
+def test_lazy_apply_scalars_nones_and_arraylike_returns():
+    def f(a, s, n):
+        assert n is None and isinstance(s, np.ndarray) and s.shape == ()  # scalars arrive as arrays
+        return [int(v) + int(s) for v in a]  # a list of Python ints
+
+    y = jax.jit(lambda v: lazy_apply(f, v, 5, None, shape=(3,), dtype=jnp.int64))(np.arange(3))
+    np.testing.assert_array_equal(y, [5, 6, 7])
+
+
+def test_lazy_apply_kwargs_are_hidden_from_jax():
+    recursive: dict = {"x": 2}
+    recursive["self"] = recursive  # unhashable and recursive: JAX must never see it
+
+    def f(a, *, opts, n):
+        return a * opts["x"] * opts["self"]["x"] + int(n)
+
+    y = jax.jit(lambda v: lazy_apply(f, v, opts=recursive, n=np.int64(1)))(np.ones(2))
+    np.testing.assert_array_equal(y, [5.0, 5.0])
+
+
+def test_lazy_apply_raises():
+    def f(a):
+        raise ValueError("bad input")
+
+    with pytest.raises(Exception, match="ValueError.*bad input"):
+        jax.block_until_ready(jax.jit(lambda v: lazy_apply(f, v))(np.ones(2)))
+
+
+def test_lazy_apply_invalid_args():
+    with pytest.raises(ValueError, match="keyword argument 'w' is an array"):
+        lazy_apply(lambda a, w: a, np.ones(2), w=np.ones(2))
+    with pytest.raises(ValueError, match="fully known"):
+        jax.jit(lambda v: lazy_apply(lambda a: a, v, shape=(None,))).trace(np.ones(2))
+
+
+# --- GPU: CuPy on XLA's device buffers and stream ----------------------------------------
+
+
+def _gpu(x):
+    return jax.device_put(x, jax.devices("cuda")[0])
+
+
+@pytest.mark.gpu
+def test_gpu_func_gets_cupy_views_on_xlas_stream():
+    cupy = pytest.importorskip("cupy")
+    seen = {}
+
+    def f(a, out):
+        seen["types"] = (type(a), type(out))
+        seen["stream"] = cupy.cuda.get_current_stream().ptr
+        seen["device"] = cupy.cuda.Device().id
+        cupy.multiply(a, 2, out=out)
+
+    x = _gpu(np.arange(1024, dtype=np.float32))
+    y = jax.jit(lambda v: cupy_lazy_apply(f, v))(x)
+    np.testing.assert_array_equal(np.asarray(y), np.arange(1024, dtype=np.float32) * 2)
+    assert seen["types"] == (cupy.ndarray, cupy.ndarray)
+    assert seen["stream"] != 0 and seen["device"] == x.devices().pop().id
+
+
+@pytest.mark.gpu
+def test_gpu_allocating_functions_run_fft_reductions_ndimage_signal():
+    cupy = pytest.importorskip("cupy")
+    import cupyx.scipy.ndimage as cnd
+    import cupyx.scipy.signal as csg
+    import scipy.ndimage as nd
+    import scipy.signal as sg
+
+    def f(a, b):
+        spec = cupy.fft.irfft(cupy.fft.rfft(a) * 2, n=a.shape[0])
+        return spec + a.sum() + cnd.gaussian_filter(a, 2.0) + csg.fftconvolve(a, b, mode="same")
+
+    a, b = np.random.default_rng(0).normal(size=256), np.ones(5)
+    want = 2 * a + a.sum() + nd.gaussian_filter(a, 2.0) + sg.fftconvolve(a, b, mode="same")
+    for workspace in (0, 1 << 16, 1 << 24):  # XLA's allocator only; arena then allocator; arena only
+        got = jax.jit(lambda u, v: cupy_lazy_apply(f, u, v, shape=(256,), dtype=np.float64, workspace=workspace))(_gpu(a), _gpu(b))
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.gpu
+def test_gpu_exception_surfaces_and_the_next_call_works():
+    pytest.importorskip("cupy")
+
+    def f(a):
+        raise ZeroDivisionError("on the device side")
+
+    with pytest.raises(Exception, match="ZeroDivisionError.*on the device side"):
+        jax.block_until_ready(jax.jit(lambda v: cupy_lazy_apply(f, v))(_gpu(np.ones(4))))
+    y = jax.jit(lambda v: cupy_lazy_apply(lambda a: a + 1, v))(_gpu(np.ones(4)))
+    np.testing.assert_array_equal(np.asarray(y), np.full(4, 2.0))
+
+
+@pytest.mark.gpu
+def test_gpu_threads_keep_their_calls_apart():
+    pytest.importorskip("cupy")
+    f = jax.jit(lambda v, k: cupy_lazy_apply(lambda a, kk: a * kk, v, k), static_argnums=1)
+    errors = []
+
+    def worker(t):
+        try:
+            x = _gpu(np.full(1024, float(t)))
+            for _ in range(200):
+                y = f(x, t + 1)
+            np.testing.assert_array_equal(np.asarray(y), np.full(1024, float(t * (t + 1))))
+        except Exception as e:  # pragma: no cover
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    assert not any(t.is_alive() for t in threads) and not errors, errors
+
+
+@pytest.mark.gpu
+def test_gpu_many_calls_do_not_grow_device_memory():
+    cupy = pytest.importorskip("cupy")
+    dev = jax.devices("cuda")[0]
+    f = jax.jit(lambda v: cupy_lazy_apply(lambda a: cupy.sqrt(a) + a.mean(), v))
+    x = _gpu(np.ones(4096))
+    for _ in range(100):
+        f(x)
+    jax.block_until_ready(f(x))
+    start = (dev.memory_stats() or {}).get("bytes_in_use", 0), cupy.get_default_memory_pool().used_bytes()
+    for _ in range(10_000):
+        y = f(x)
+    jax.block_until_ready(y)
+    end = (dev.memory_stats() or {}).get("bytes_in_use", 0), cupy.get_default_memory_pool().used_bytes()
+    assert end[0] - start[0] < 1 << 20 and end[1] == start[1], (start, end)
+
+
+GRAPH_SCRIPT = """
+import jax, numpy as np, cupy
+jax.config.update("jax_enable_x64", True)
+from jax_cupy_bridge import cupy_lazy_apply
+def f(a, out):
+    cupy.multiply(a, 3.0, out=out)
+@jax.jit
+def g(x):
+    y = x * 2.0
+    for _ in range(3):
+        y = cupy_lazy_apply(f, y + 1.0, graph_safe=True)
+    return y
+rng = np.random.default_rng(0)
+for _ in range(5):
+    x = rng.normal(size=1024)
+    want = x * 2.0
+    for _ in range(3):
+        want = (want + 1.0) * 3.0
+    np.testing.assert_allclose(np.asarray(g(jax.device_put(x, jax.devices("cuda")[0]))), want, rtol=1e-12)
+print("ok")
+"""
+
+
+@pytest.mark.gpu
+def test_gpu_graph_safe_under_xla_command_buffers():
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("cupy")
+    env = dict(os.environ)
+    env["XLA_FLAGS"] = env.get("XLA_FLAGS", "") + " --xla_gpu_graph_min_graph_size=1 --xla_gpu_enable_command_buffer=FUSION,CUSTOM_CALL"
+    r = subprocess.run([sys.executable, "-c", GRAPH_SCRIPT], env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stderr[-3000:]
