@@ -370,3 +370,21 @@ def test_gpu_graph_safe_under_xla_command_buffers():
     env["XLA_FLAGS"] = env.get("XLA_FLAGS", "") + " --xla_gpu_graph_min_graph_size=1 --xla_gpu_enable_command_buffer=FUSION,CUSTOM_CALL"
     r = subprocess.run([sys.executable, "-c", GRAPH_SCRIPT], env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stderr[-3000:]
+
+
+@pytest.mark.parametrize("method", ["sequential", "expand_dims", "broadcast_all"])
+def test_vmap_methods(method):
+    xs, w = np.arange(12.0).reshape(3, 4), np.arange(4.0)
+
+    def f(a, b):
+        return a * b + a.sum(axis=-1, keepdims=True)
+
+    got = jax.jit(jax.vmap(lambda x: cupy_lazy_apply(f, x, w, vmap_method=method)))(_cpu(xs))
+    np.testing.assert_array_equal(got, xs * w + xs.sum(axis=1, keepdims=True))
+
+
+def test_vmap_without_a_method_is_a_clear_error():
+    with pytest.raises(NotImplementedError, match="pass vmap_method= to cupy_lazy_apply"):
+        jax.vmap(lambda x: cupy_lazy_apply(np.sin, x))(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="vmap_method must be one of"):
+        cupy_lazy_apply(np.sin, np.ones(2), vmap_method="loop")

@@ -67,6 +67,9 @@ pub struct UfuncView {
     pub loops_py: String,
     pub platforms_py: String,
     pub handlers_py: String,
+    /// `{"x": "digamma(x)"}`: derivative rules (Python expressions) per input.
+    pub derivatives_py: String,
+    pub nondiff_py: String,
     /// Whether the function has host loops.
     pub cpu: bool,
     /// Whether the function has CUDA kernels.
@@ -196,6 +199,11 @@ fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
         loops_py: py_tuple(&u.loops.iter().map(|l| l.signature()).collect::<Vec<_>>()),
         platforms_py: py_tuple(&u.platforms.iter().map(|p| p.as_str().to_string()).collect::<Vec<_>>()),
         handlers_py: format!("{{{}}}", handlers.join(", ")),
+        derivatives_py: format!(
+            "{{{}}}",
+            u.derivatives.iter().map(|(k, v)| format!("{k:?}: {v:?}")).collect::<Vec<_>>().join(", ")
+        ),
+        nondiff_py: if u.nondiff.is_empty() { "()".into() } else { py_tuple(&u.nondiff) },
         cpu: u.platforms.contains(&Platform::Cpu),
         cuda: u.platforms.contains(&Platform::Cuda),
     }

@@ -106,7 +106,7 @@ pub struct PyNames {
 }
 
 /// Modules a derivative rule may use.
-pub const PY_MODULES: &[&str] = &["jnp", "lax"];
+pub const PY_MODULES: &[&str] = &["jnp", "lax", "jsp"];
 
 /// Scan a Python derivative expression.
 pub fn py_names(src: &str) -> PyNames {

@@ -424,7 +424,10 @@ fn lower_function(cx: &mut Ctx, f: &RawFunction, default_platforms: &BTreeSet<Pl
     }
     let known: Vec<String> = seen.keys().cloned().collect();
     let check_rule = |cx: &mut Ctx, rule: &Spanned<String>| {
-        for v in py_names(rule.get_ref()).variables {
+        let names = py_names(rule.get_ref());
+        // `x.shape` names input x; `np.`/`jnp.` are the modules rules may use.
+        let modules = names.modules.into_iter().filter(|m| !matches!(m.text.as_str(), "np" | "jnp"));
+        for v in names.variables.into_iter().chain(modules) {
             if !known.contains(&v.text) {
                 cx.err(inner(&rule.span(), v.offset, v.text.len()), catalog::unknown_shape_name(&v.text, &known));
             }

@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.extend.core import Primitive
-from jax.interpreters import mlir
+from jax.interpreters import batching, mlir
 
 from . import _callback
 
@@ -43,7 +43,7 @@ class Delegate:
     declared outputs. Equal (and hashing equal) when all of those are, so a retrace with
     the same static values hits JAX's caches; registered under an id while alive."""
 
-    def __init__(self, *, func, func_cpu, template, kwargs, outs, out_arg, workspace, graph_safe, lazy, name):
+    def __init__(self, *, func, func_cpu, template, kwargs, outs, out_arg, workspace, graph_safe, lazy, name, vmap_method=None):
         self.func = func
         self.func_cpu = func_cpu
         # Positional arguments: ("array", None) for each operand, ("static", value) otherwise.
@@ -55,10 +55,23 @@ class Delegate:
         self.graph_safe = graph_safe
         self.lazy = lazy  # lazy_apply semantics (lenient return conversion)
         self.name = name
+        self.vmap_method = vmap_method
         self.id = _callback.register(self)
 
     def _key(self):
-        return (self.func, self.func_cpu, self.template, self.kwargs, self.outs, self.out_arg, self.workspace, self.graph_safe, self.lazy)
+        return (
+            self.func, self.func_cpu, self.template, self.kwargs, self.outs, self.out_arg,
+            self.workspace, self.graph_safe, self.lazy, self.vmap_method,
+        )  # fmt: skip
+
+    def batched(self, size: int) -> "Delegate":
+        """The same call on operands with a leading batch axis of `size` (vmap)."""
+        return Delegate(
+            func=self.func, func_cpu=self.func_cpu, template=self.template, kwargs=self.kwargs,
+            outs=tuple(((size,) + s, d) for s, d in self.outs), out_arg=self.out_arg,
+            workspace=self.workspace, graph_safe=self.graph_safe, lazy=self.lazy, name=self.name,
+            vmap_method=self.vmap_method,
+        )  # fmt: skip
 
     def __hash__(self):
         return hash(self._key())
@@ -157,6 +170,39 @@ def _lowering(ctx, *args, delegate):
 
 mlir.register_lowering(delegate_p, _lowering)
 
+VMAP_METHODS = ("sequential", "expand_dims", "broadcast_all")
+
+
+def _batch(args, dims, *, delegate):
+    method = delegate.vmap_method
+    if method is None:
+        raise NotImplementedError(
+            f"{delegate.name} under vmap: pass vmap_method= to cupy_lazy_apply, one of {', '.join(VMAP_METHODS)} "
+            "('sequential' calls the function once per element; the others once, with a leading batch axis)"
+        )
+    size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
+    moved = [a if d is None else jnp.moveaxis(a, d, 0) for a, d in zip(args, dims)]
+    if method == "sequential":
+        mapped = [i for i, d in enumerate(dims) if d is not None]
+
+        def one(xs):
+            full = list(moved)
+            for i, x in zip(mapped, xs):
+                full[i] = x
+            return delegate_p.bind(*full, delegate=delegate)
+
+        outs = jax.lax.map(one, [moved[i] for i in mapped])
+    else:
+        if method == "expand_dims":
+            full = [m if d is not None else jnp.expand_dims(m, 0) for m, d in zip(moved, dims)]
+        else:
+            full = [m if d is not None else jnp.broadcast_to(m, (size,) + m.shape) for m, d in zip(moved, dims)]
+        outs = delegate_p.bind(*full, delegate=delegate.batched(size))
+    return list(outs), [0] * len(outs)
+
+
+batching.primitive_batchers[delegate_p] = _batch
+
 
 # --- public API ------------------------------------------------------------------------
 
@@ -186,7 +232,10 @@ def _accepts_out(func) -> bool:
         return False
 
 
-def _bind(func, args, *, shape, dtype, kwargs, func_cpu=None, out_arg=None, workspace=0, graph_safe=False, lazy=False, name=None):
+def _bind(
+    func, args, *, shape, dtype, kwargs, func_cpu=None, out_arg=None, workspace=0, graph_safe=False, lazy=False,
+    name=None, vmap_method=None,
+):  # fmt: skip
     template, arrays = [], []
     for i, a in enumerate(args):
         if _is_array(a):
@@ -201,6 +250,8 @@ def _bind(func, args, *, shape, dtype, kwargs, func_cpu=None, out_arg=None, work
             )
     if not arrays:
         raise ValueError(f"{name}: at least one array argument is needed")
+    if vmap_method is not None and vmap_method not in VMAP_METHODS:
+        raise ValueError(f"vmap_method must be one of {', '.join(VMAP_METHODS)} or None, got {vmap_method!r}")
     if not isinstance(workspace, (int, np.integer)) or workspace < 0:
         raise ValueError(f"workspace must be a number of bytes >= 0, got {workspace!r}")
     outs = _outputs(shape, dtype, arrays)
@@ -215,6 +266,7 @@ def _bind(func, args, *, shape, dtype, kwargs, func_cpu=None, out_arg=None, work
         graph_safe=bool(graph_safe),
         lazy=lazy,
         name=name or getattr(func, "__qualname__", repr(func)),
+        vmap_method=vmap_method,
     )
     _callback.library()
     res = delegate_p.bind(*arrays, delegate=d)
@@ -232,6 +284,7 @@ def cupy_lazy_apply(
     out_arg: bool | None = None,
     workspace: int = 0,
     graph_safe: bool = False,
+    vmap_method: str | None = None,
     **static: Any,
 ):
     """Call ``func(*args, **static)`` on CuPy views of JAX's device buffers (GPU) or NumPy
@@ -252,6 +305,10 @@ def cupy_lazy_apply(
     - ``graph_safe=True`` lets XLA capture the call into a CUDA graph: Python then runs only
       when XLA (re)captures, so ``func`` must issue the same device work every time (CuPy
       kernels with ``out=`` and the workspace arena: yes; cuBLAS, cuFFT, CuPy's pool: no).
+    - Under ``jax.vmap`` ``vmap_method`` says how: ``"sequential"`` (one call per element),
+      ``"expand_dims"`` (one call; unbatched arrays get a leading axis of 1) or
+      ``"broadcast_all"`` (one call; every array gets the full batch axis). Without it,
+      vmap raises NotImplementedError.
     - An exception in ``func`` fails the computation with an error that names the exception
       type and carries its message and traceback; the process keeps working.
     """
@@ -263,7 +320,7 @@ def cupy_lazy_apply(
             )
     res = _bind(
         func, args, shape=shape, dtype=dtype, kwargs=tuple(sorted(static.items())), func_cpu=func_cpu,
-        out_arg=out_arg, workspace=workspace, graph_safe=graph_safe,
+        out_arg=out_arg, workspace=workspace, graph_safe=graph_safe, vmap_method=vmap_method,
     )  # fmt: skip
     return res[0] if len(res) == 1 else tuple(res)
 

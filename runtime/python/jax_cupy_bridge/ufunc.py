@@ -16,9 +16,14 @@ from types import ModuleType
 import jax
 import jax.ffi
 import jax.numpy as jnp
+import jax.scipy.special
 import numpy as np
 from jax.extend.core import Primitive
-from jax.interpreters import batching, mlir
+from jax import lax
+from jax._src import config
+from jax._src.custom_partitioning_sharding_rule import sdy_sharding_rule_to_mlir, str_to_sdy_sharding_rule
+from jax._src.lib.mlir import ir
+from jax.interpreters import ad, batching, mlir
 
 from . import _library
 from ._dtypes import Loop, resolve
@@ -73,10 +78,13 @@ def load_ufuncs(package: str, spec: ModuleType) -> dict[str, Ufunc]:
     # a CUDA call fails at lowering with a clear message instead of at run time.
     has_kernels = bool(_library.cuda_archs(lib, spec.CUDA_ARCHS_SYMBOL))
     ufuncs = {}
+    # Derivative rules are Python over the package's own functions and jnp/lax.
+    namespace = {"jnp": jnp, "lax": lax, "np": np, "jsp": jax.scipy.special}
     for name, info in spec.UFUNCS.items():
         handlers = {p: s for p, s in info["handlers"].items() if p != "cuda" or has_kernels}
         for platform, symbol in handlers.items():
             _library.register_handler(lib, info["target"], symbol, platform)
+        jax.ffi.register_ffi_target_as_batch_partitionable(info["target"])
         ufuncs[name] = Ufunc(
             qualname=f"{package}.{name}",
             target=info["target"],
@@ -85,6 +93,13 @@ def load_ufuncs(package: str, spec: ModuleType) -> dict[str, Ufunc]:
             loops=info["loops"],
             platforms=info["platforms"],
             built=tuple(handlers),
+        )
+        namespace[name] = ufuncs[name]
+        _RULES[f"{package}.{name}"] = _Rule(
+            inputs=tuple(info["inputs"]),
+            derivatives={k: compile(v, f"<{package}.{name} d/d{k}>", "eval") for k, v in info.get("derivatives", {}).items()},
+            nondiff=tuple(info.get("nondiff", ())),
+            namespace=namespace,
         )
     return ufuncs
 
@@ -124,7 +139,45 @@ def _lowering(ctx, *args, name, target, platforms, built, out_shape, out_dtypes)
                 f"(built for: {', '.join(built) or 'nothing'}); rebuild it with NVRTC installed "
                 "(`pip install nvidia-cuda-nvrtc nvidia-cuda-runtime`, then `bridgegen build <spec> --install`)"
             )
-    return jax.ffi.ffi_lowering(target)(ctx, *args)
+    results = jax.ffi.ffi_lowering(target)(ctx, *args)
+    # Sharding: leading axes along which every operand has the output's full extent are
+    # "batch" axes; XLA partitions the call along them (the target is registered as batch
+    # partitionable), so a call on sharded inputs stays sharded, with no all-gather.
+    batch = _batch_axes([a.shape for a in ctx.avals_in], out_shape)
+    if batch:
+        op = results[0].owner
+        op.attributes["mhlo.frontend_attributes"] = ir.DictAttr.get({"num_batch_dims": ir.StringAttr.get(str(batch))})
+        if config.use_shardy_partitioner.value:
+            rule = str_to_sdy_sharding_rule(_elementwise_rule([a.shape for a in ctx.avals_in], out_shape, len(out_dtypes)))
+            op.attributes["sdy.sharding_rule"] = sdy_sharding_rule_to_mlir(
+                rule, [a.type for a in args], [r.type for r in results]
+            )
+    return results
+
+
+def _elementwise_rule(in_shapes, out_shape, nout) -> str:
+    """Shardy rule of a broadcasting elementwise op, e.g. `i j, j -> i j, i j`: output
+    axes are shared factors; an operand axis of size 1 against a larger output axis gets
+    a factor of its own."""
+    names = [chr(ord("a") + k) for k in range(len(out_shape))]
+    spare = iter(chr(ord("n") + k) for k in range(13))
+    ops = []
+    for s in in_shapes:
+        off = len(out_shape) - len(s)
+        ops.append(" ".join(names[off + k] if n == out_shape[off + k] else next(spare) for k, n in enumerate(s)))
+    out = " ".join(names)
+    return ", ".join(ops) + " -> " + ", ".join([out] * nout)
+
+
+def _batch_axes(in_shapes, out_shape) -> int:
+    """How many leading axes every operand shares, unbroadcast, with the output."""
+    n = 0
+    for k, size in enumerate(out_shape):
+        if all(len(s) == len(out_shape) and s[k] == size for s in in_shapes):
+            n += 1
+        else:
+            break
+    return n
 
 
 mlir.register_lowering(ufunc_p, _lowering)
@@ -149,3 +202,45 @@ def _batch(args, dims, *, out_shape, **params):
 
 
 batching.primitive_batchers[ufunc_p] = _batch
+
+
+# --- differentiation: JVPs from the spec's derivative rules ------------------------------
+
+
+class _Rule:
+    def __init__(self, *, inputs, derivatives, nondiff, namespace):
+        self.inputs, self.derivatives, self.nondiff, self.namespace = inputs, derivatives, nondiff, namespace
+
+
+_RULES: dict[str, _Rule] = {}
+
+
+def _jvp(primals, tangents, *, name, **params):
+    outs = ufunc_p.bind(*primals, name=name, **params)
+    rule = _RULES.get(name)
+    env = dict(zip(rule.inputs, primals)) if rule else {}
+    tangent = None
+    for arg, t in zip(rule.inputs if rule else [f"argument {i}" for i in range(len(primals))], tangents):
+        if type(t) is ad.Zero:
+            continue
+        if rule is None or arg not in rule.derivatives:
+            why = (
+                "it is declared not differentiable (nondiff)"
+                if rule is not None and arg in rule.nondiff
+                else "the spec gives no derivative rule for it"
+            )
+            raise TypeError(f"{name}: cannot differentiate with respect to {arg!r}: {why}")
+        if len(outs) != 1:
+            raise TypeError(f"{name}: derivative rules cover single-output functions only")
+        env["out"] = outs[0]
+        d = eval(rule.derivatives[arg], rule.namespace, env)  # noqa: S307 - the spec's own rule
+        term = d * t
+        tangent = term if tangent is None else tangent + term
+    if tangent is None:
+        return outs, [ad.Zero.from_primal_value(o) for o in outs]
+    out = outs[0]
+    tangent = jnp.broadcast_to(tangent, out.shape).astype(out.dtype)
+    return outs, [tangent]
+
+
+ad.primitive_jvps[ufunc_p] = _jvp

@@ -6,7 +6,7 @@ VERSION = "0.1.0"
 LIBRARY = "libjax_xsf_ffi.so"
 CONTRACT_SYMBOL = "bg_jax_xsf_contract"
 # Stamped into the library too; a mismatch at import means stale build output.
-CONTRACT = "bridgegen 0.1.0; spec sha256:1f1b6552ab838aac; xla-ffi-api 0.1"
+CONTRACT = "bridgegen 0.1.0; spec sha256:62da025cf51a8dea; xla-ffi-api 0.1"
 # Returns the CUDA architectures whose kernels the library embeds ("" if none).
 CUDA_ARCHS_SYMBOL = "bg_jax_xsf_cuda_archs"
 
@@ -18,6 +18,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_agm_cpu", "cuda": "bg_jax_xsf_agm_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "airy": dict(
         target="bridgegen.jax_xsf.airy",
@@ -26,6 +28,8 @@ UFUNCS = {
         loops=("f->ffff", "d->dddd", "F->FFFF", "D->DDDD"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_airy_cpu"},
+        derivatives={},
+        nondiff=(),
     ),
     "airye": dict(
         target="bridgegen.jax_xsf.airye",
@@ -34,6 +38,8 @@ UFUNCS = {
         loops=("f->ffff", "d->dddd", "F->FFFF", "D->DDDD"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_airye_cpu"},
+        derivatives={},
+        nondiff=(),
     ),
     "besselpoly": dict(
         target="bridgegen.jax_xsf.besselpoly",
@@ -42,6 +48,8 @@ UFUNCS = {
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_besselpoly_cpu", "cuda": "bg_jax_xsf_besselpoly_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "beta": dict(
         target="bridgegen.jax_xsf.beta",
@@ -50,6 +58,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_beta_cpu", "cuda": "bg_jax_xsf_beta_cuda"},
+        derivatives={"a": "out * (digamma(a) - digamma(a + b))", "b": "out * (digamma(b) - digamma(a + b))"},
+        nondiff=(),
     ),
     "betaln": dict(
         target="bridgegen.jax_xsf.betaln",
@@ -58,6 +68,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_betaln_cpu", "cuda": "bg_jax_xsf_betaln_cuda"},
+        derivatives={"a": "digamma(a) - digamma(a + b)", "b": "digamma(b) - digamma(a + b)"},
+        nondiff=(),
     ),
     "binom": dict(
         target="bridgegen.jax_xsf.binom",
@@ -66,6 +78,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_binom_cpu", "cuda": "bg_jax_xsf_binom_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "cbrt": dict(
         target="bridgegen.jax_xsf.cbrt",
@@ -74,6 +88,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_cbrt_cpu", "cuda": "bg_jax_xsf_cbrt_cuda"},
+        derivatives={"x": "1 / (3 * out * out)"},
+        nondiff=(),
     ),
     "chdtr": dict(
         target="bridgegen.jax_xsf.chdtr",
@@ -82,6 +98,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_chdtr_cpu", "cuda": "bg_jax_xsf_chdtr_cuda"},
+        derivatives={},
+        nondiff=("v",),
     ),
     "chdtrc": dict(
         target="bridgegen.jax_xsf.chdtrc",
@@ -90,6 +108,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_chdtrc_cpu", "cuda": "bg_jax_xsf_chdtrc_cuda"},
+        derivatives={},
+        nondiff=("v",),
     ),
     "chdtri": dict(
         target="bridgegen.jax_xsf.chdtri",
@@ -98,6 +118,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_chdtri_cpu", "cuda": "bg_jax_xsf_chdtri_cuda"},
+        derivatives={},
+        nondiff=("v",),
     ),
     "cosdg": dict(
         target="bridgegen.jax_xsf.cosdg",
@@ -106,6 +128,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_cosdg_cpu", "cuda": "bg_jax_xsf_cosdg_cuda"},
+        derivatives={"x": "-jnp.pi / 180 * sindg(x)"},
+        nondiff=(),
     ),
     "cosm1": dict(
         target="bridgegen.jax_xsf.cosm1",
@@ -114,6 +138,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_cosm1_cpu", "cuda": "bg_jax_xsf_cosm1_cuda"},
+        derivatives={"x": "-jnp.sin(x)"},
+        nondiff=(),
     ),
     "dawsn": dict(
         target="bridgegen.jax_xsf.dawsn",
@@ -122,6 +148,8 @@ UFUNCS = {
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_dawsn_cpu", "cuda": "bg_jax_xsf_dawsn_cuda"},
+        derivatives={"z": "1 - 2 * z * out"},
+        nondiff=(),
     ),
     "digamma": dict(
         target="bridgegen.jax_xsf.digamma",
@@ -130,6 +158,8 @@ UFUNCS = {
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_digamma_cpu", "cuda": "bg_jax_xsf_digamma_cuda"},
+        derivatives={"z": "jsp.polygamma(1, z)"},
+        nondiff=(),
     ),
     "ellipe": dict(
         target="bridgegen.jax_xsf.ellipe",
@@ -138,6 +168,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_ellipe_cpu", "cuda": "bg_jax_xsf_ellipe_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "ellipeinc": dict(
         target="bridgegen.jax_xsf.ellipeinc",
@@ -146,6 +178,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_ellipeinc_cpu", "cuda": "bg_jax_xsf_ellipeinc_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "ellipk": dict(
         target="bridgegen.jax_xsf.ellipk",
@@ -154,6 +188,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_ellipk_cpu", "cuda": "bg_jax_xsf_ellipk_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "ellipkinc": dict(
         target="bridgegen.jax_xsf.ellipkinc",
@@ -162,6 +198,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_ellipkinc_cpu", "cuda": "bg_jax_xsf_ellipkinc_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "ellipkm1": dict(
         target="bridgegen.jax_xsf.ellipkm1",
@@ -170,6 +208,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_ellipkm1_cpu", "cuda": "bg_jax_xsf_ellipkm1_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "erf": dict(
         target="bridgegen.jax_xsf.erf",
@@ -178,6 +218,8 @@ UFUNCS = {
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_erf_cpu", "cuda": "bg_jax_xsf_erf_cuda"},
+        derivatives={"z": "2 / jnp.sqrt(jnp.pi) * jnp.exp(-z * z)"},
+        nondiff=(),
     ),
     "erfc": dict(
         target="bridgegen.jax_xsf.erfc",
@@ -186,6 +228,8 @@ UFUNCS = {
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_erfc_cpu", "cuda": "bg_jax_xsf_erfc_cuda"},
+        derivatives={"z": "-2 / jnp.sqrt(jnp.pi) * jnp.exp(-z * z)"},
+        nondiff=(),
     ),
     "erfcx": dict(
         target="bridgegen.jax_xsf.erfcx",
@@ -194,6 +238,8 @@ UFUNCS = {
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_erfcx_cpu", "cuda": "bg_jax_xsf_erfcx_cuda"},
+        derivatives={"z": "2 * z * out - 2 / jnp.sqrt(jnp.pi)"},
+        nondiff=(),
     ),
     "erfi": dict(
         target="bridgegen.jax_xsf.erfi",
@@ -202,6 +248,8 @@ UFUNCS = {
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_erfi_cpu", "cuda": "bg_jax_xsf_erfi_cuda"},
+        derivatives={"z": "2 / jnp.sqrt(jnp.pi) * jnp.exp(z * z)"},
+        nondiff=(),
     ),
     "exp1": dict(
         target="bridgegen.jax_xsf.exp1",
@@ -210,6 +258,8 @@ UFUNCS = {
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_exp1_cpu", "cuda": "bg_jax_xsf_exp1_cuda"},
+        derivatives={"z": "-jnp.exp(-z) / z"},
+        nondiff=(),
     ),
     "exp10": dict(
         target="bridgegen.jax_xsf.exp10",
@@ -218,6 +268,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_exp10_cpu", "cuda": "bg_jax_xsf_exp10_cuda"},
+        derivatives={"x": "jnp.log(10.0) * out"},
+        nondiff=(),
     ),
     "exp2": dict(
         target="bridgegen.jax_xsf.exp2",
@@ -226,6 +278,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_exp2_cpu", "cuda": "bg_jax_xsf_exp2_cuda"},
+        derivatives={"x": "jnp.log(2.0) * out"},
+        nondiff=(),
     ),
     "expi": dict(
         target="bridgegen.jax_xsf.expi",
@@ -234,6 +288,8 @@ UFUNCS = {
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_expi_cpu", "cuda": "bg_jax_xsf_expi_cuda"},
+        derivatives={"x": "jnp.exp(x) / x"},
+        nondiff=(),
     ),
     "fresnel": dict(
         target="bridgegen.jax_xsf.fresnel",
@@ -242,6 +298,8 @@ UFUNCS = {
         loops=("f->ff", "d->dd"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_fresnel_cpu", "cuda": "bg_jax_xsf_fresnel_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "gamma": dict(
         target="bridgegen.jax_xsf.gamma",
@@ -250,6 +308,8 @@ UFUNCS = {
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_gamma_cpu", "cuda": "bg_jax_xsf_gamma_cuda"},
+        derivatives={"x": "gamma(x) * digamma(x)"},
+        nondiff=(),
     ),
     "gammainc": dict(
         target="bridgegen.jax_xsf.gammainc",
@@ -258,6 +318,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_gammainc_cpu", "cuda": "bg_jax_xsf_gammainc_cuda"},
+        derivatives={"x": "jnp.exp(-x + (a - 1) * jnp.log(x) - gammaln(a))"},
+        nondiff=("a",),
     ),
     "gammaincc": dict(
         target="bridgegen.jax_xsf.gammaincc",
@@ -266,6 +328,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_gammaincc_cpu", "cuda": "bg_jax_xsf_gammaincc_cuda"},
+        derivatives={"x": "-jnp.exp(-x + (a - 1) * jnp.log(x) - gammaln(a))"},
+        nondiff=("a",),
     ),
     "gammainccinv": dict(
         target="bridgegen.jax_xsf.gammainccinv",
@@ -274,6 +338,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_gammainccinv_cpu", "cuda": "bg_jax_xsf_gammainccinv_cuda"},
+        derivatives={"y": "-jnp.exp(out - (a - 1) * jnp.log(out) + gammaln(a))"},
+        nondiff=("a",),
     ),
     "gammaincinv": dict(
         target="bridgegen.jax_xsf.gammaincinv",
@@ -282,6 +348,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_gammaincinv_cpu", "cuda": "bg_jax_xsf_gammaincinv_cuda"},
+        derivatives={"y": "jnp.exp(out - (a - 1) * jnp.log(out) + gammaln(a))"},
+        nondiff=("a",),
     ),
     "gammaln": dict(
         target="bridgegen.jax_xsf.gammaln",
@@ -290,6 +358,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_gammaln_cpu", "cuda": "bg_jax_xsf_gammaln_cuda"},
+        derivatives={"x": "digamma(x)"},
+        nondiff=(),
     ),
     "gammasgn": dict(
         target="bridgegen.jax_xsf.gammasgn",
@@ -298,6 +368,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_gammasgn_cpu", "cuda": "bg_jax_xsf_gammasgn_cuda"},
+        derivatives={"x": "jnp.zeros_like(x)"},
+        nondiff=(),
     ),
     "gdtr": dict(
         target="bridgegen.jax_xsf.gdtr",
@@ -306,6 +378,8 @@ UFUNCS = {
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_gdtr_cpu", "cuda": "bg_jax_xsf_gdtr_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "gdtrc": dict(
         target="bridgegen.jax_xsf.gdtrc",
@@ -314,6 +388,8 @@ UFUNCS = {
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_gdtrc_cpu", "cuda": "bg_jax_xsf_gdtrc_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "gdtrib": dict(
         target="bridgegen.jax_xsf.gdtrib",
@@ -322,6 +398,8 @@ UFUNCS = {
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_gdtrib_cpu", "cuda": "bg_jax_xsf_gdtrib_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "hyp2f1": dict(
         target="bridgegen.jax_xsf.hyp2f1",
@@ -330,6 +408,8 @@ UFUNCS = {
         loops=("ffff->f", "dddd->d", "fffF->F", "dddD->D"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_hyp2f1_cpu", "cuda": "bg_jax_xsf_hyp2f1_cuda"},
+        derivatives={"z": "a * b / c * hyp2f1(a + 1, b + 1, c + 1, z)"},
+        nondiff=("a", "b", "c"),
     ),
     "i0": dict(
         target="bridgegen.jax_xsf.i0",
@@ -338,6 +418,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_i0_cpu", "cuda": "bg_jax_xsf_i0_cuda"},
+        derivatives={"x": "i1(x)"},
+        nondiff=(),
     ),
     "i0e": dict(
         target="bridgegen.jax_xsf.i0e",
@@ -346,6 +428,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_i0e_cpu", "cuda": "bg_jax_xsf_i0e_cuda"},
+        derivatives={"x": "i1e(x) - jnp.sign(x) * out"},
+        nondiff=(),
     ),
     "i1": dict(
         target="bridgegen.jax_xsf.i1",
@@ -354,6 +438,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_i1_cpu", "cuda": "bg_jax_xsf_i1_cuda"},
+        derivatives={"x": "i0(x) - out / x"},
+        nondiff=(),
     ),
     "i1e": dict(
         target="bridgegen.jax_xsf.i1e",
@@ -362,6 +448,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_i1e_cpu", "cuda": "bg_jax_xsf_i1e_cuda"},
+        derivatives={"x": "i0e(x) - out * (jnp.sign(x) + 1 / x)"},
+        nondiff=(),
     ),
     "iv": dict(
         target="bridgegen.jax_xsf.iv",
@@ -370,6 +458,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d", "fF->F", "dD->D"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_iv_cpu"},
+        derivatives={"z": "(iv(v - 1, z) + iv(v + 1, z)) / 2"},
+        nondiff=("v",),
     ),
     "ive": dict(
         target="bridgegen.jax_xsf.ive",
@@ -378,6 +468,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d", "fF->F", "dD->D"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_ive_cpu"},
+        derivatives={},
+        nondiff=("v",),
     ),
     "j0": dict(
         target="bridgegen.jax_xsf.j0",
@@ -386,6 +478,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_j0_cpu", "cuda": "bg_jax_xsf_j0_cuda"},
+        derivatives={"x": "-j1(x)"},
+        nondiff=(),
     ),
     "j1": dict(
         target="bridgegen.jax_xsf.j1",
@@ -394,6 +488,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_j1_cpu", "cuda": "bg_jax_xsf_j1_cuda"},
+        derivatives={"x": "j0(x) - out / x"},
+        nondiff=(),
     ),
     "jv": dict(
         target="bridgegen.jax_xsf.jv",
@@ -402,6 +498,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d", "fF->F", "dD->D"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_jv_cpu"},
+        derivatives={"z": "(jv(v - 1, z) - jv(v + 1, z)) / 2"},
+        nondiff=("v",),
     ),
     "jve": dict(
         target="bridgegen.jax_xsf.jve",
@@ -410,6 +508,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d", "fF->F", "dD->D"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_jve_cpu"},
+        derivatives={},
+        nondiff=("v",),
     ),
     "k0": dict(
         target="bridgegen.jax_xsf.k0",
@@ -418,6 +518,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_k0_cpu", "cuda": "bg_jax_xsf_k0_cuda"},
+        derivatives={"x": "-k1(x)"},
+        nondiff=(),
     ),
     "k0e": dict(
         target="bridgegen.jax_xsf.k0e",
@@ -426,6 +528,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_k0e_cpu", "cuda": "bg_jax_xsf_k0e_cuda"},
+        derivatives={"x": "out - k1e(x)"},
+        nondiff=(),
     ),
     "k1": dict(
         target="bridgegen.jax_xsf.k1",
@@ -434,6 +538,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_k1_cpu", "cuda": "bg_jax_xsf_k1_cuda"},
+        derivatives={"x": "-k0(x) - out / x"},
+        nondiff=(),
     ),
     "k1e": dict(
         target="bridgegen.jax_xsf.k1e",
@@ -442,6 +548,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_k1e_cpu", "cuda": "bg_jax_xsf_k1e_cuda"},
+        derivatives={"x": "out * (1 - 1 / x) - k0e(x)"},
+        nondiff=(),
     ),
     "kv": dict(
         target="bridgegen.jax_xsf.kv",
@@ -450,6 +558,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d", "fF->F", "dD->D"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_kv_cpu"},
+        derivatives={"z": "-(kv(v - 1, z) + kv(v + 1, z)) / 2"},
+        nondiff=("v",),
     ),
     "kve": dict(
         target="bridgegen.jax_xsf.kve",
@@ -458,6 +568,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d", "fF->F", "dD->D"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_kve_cpu"},
+        derivatives={"z": "kve(v, z) - (kve(v - 1, z) + kve(v + 1, z)) / 2"},
+        nondiff=("v",),
     ),
     "lambertw": dict(
         target="bridgegen.jax_xsf.lambertw",
@@ -466,6 +578,8 @@ UFUNCS = {
         loops=("F->F", "D->D"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_lambertw_cpu", "cuda": "bg_jax_xsf_lambertw_cuda"},
+        derivatives={"z": "out / (z * (1 + out))"},
+        nondiff=(),
     ),
     "log_ndtr": dict(
         target="bridgegen.jax_xsf.log_ndtr",
@@ -474,6 +588,8 @@ UFUNCS = {
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_log_ndtr_cpu", "cuda": "bg_jax_xsf_log_ndtr_cuda"},
+        derivatives={"x": "jnp.exp(-x * x / 2 - out) / jnp.sqrt(2 * jnp.pi)"},
+        nondiff=(),
     ),
     "log_wright_bessel": dict(
         target="bridgegen.jax_xsf.log_wright_bessel",
@@ -482,6 +598,8 @@ UFUNCS = {
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_log_wright_bessel_cpu", "cuda": "bg_jax_xsf_log_wright_bessel_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "loggamma": dict(
         target="bridgegen.jax_xsf.loggamma",
@@ -490,6 +608,8 @@ UFUNCS = {
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_loggamma_cpu", "cuda": "bg_jax_xsf_loggamma_cuda"},
+        derivatives={"z": "digamma(z)"},
+        nondiff=(),
     ),
     "modstruve": dict(
         target="bridgegen.jax_xsf.modstruve",
@@ -498,6 +618,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_modstruve_cpu"},
+        derivatives={},
+        nondiff=("v",),
     ),
     "ndtr": dict(
         target="bridgegen.jax_xsf.ndtr",
@@ -506,6 +628,8 @@ UFUNCS = {
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_ndtr_cpu", "cuda": "bg_jax_xsf_ndtr_cuda"},
+        derivatives={"x": "jnp.exp(-x * x / 2) / jnp.sqrt(2 * jnp.pi)"},
+        nondiff=(),
     ),
     "ndtri": dict(
         target="bridgegen.jax_xsf.ndtri",
@@ -514,6 +638,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_ndtri_cpu", "cuda": "bg_jax_xsf_ndtri_cuda"},
+        derivatives={"y": "jnp.sqrt(2 * jnp.pi) * jnp.exp(out * out / 2)"},
+        nondiff=(),
     ),
     "owens_t": dict(
         target="bridgegen.jax_xsf.owens_t",
@@ -522,6 +648,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_owens_t_cpu", "cuda": "bg_jax_xsf_owens_t_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "pdtr": dict(
         target="bridgegen.jax_xsf.pdtr",
@@ -530,6 +658,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_pdtr_cpu", "cuda": "bg_jax_xsf_pdtr_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "pdtrc": dict(
         target="bridgegen.jax_xsf.pdtrc",
@@ -538,6 +668,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_pdtrc_cpu", "cuda": "bg_jax_xsf_pdtrc_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "poch": dict(
         target="bridgegen.jax_xsf.poch",
@@ -546,6 +678,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_poch_cpu", "cuda": "bg_jax_xsf_poch_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "rgamma": dict(
         target="bridgegen.jax_xsf.rgamma",
@@ -554,6 +688,8 @@ UFUNCS = {
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_rgamma_cpu", "cuda": "bg_jax_xsf_rgamma_cuda"},
+        derivatives={"z": "-rgamma(z) * digamma(z)"},
+        nondiff=(),
     ),
     "shichi": dict(
         target="bridgegen.jax_xsf.shichi",
@@ -562,6 +698,8 @@ UFUNCS = {
         loops=("f->ff", "d->dd", "F->FF", "D->DD"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_shichi_cpu", "cuda": "bg_jax_xsf_shichi_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "sici": dict(
         target="bridgegen.jax_xsf.sici",
@@ -570,6 +708,8 @@ UFUNCS = {
         loops=("f->ff", "d->dd", "F->FF", "D->DD"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_sici_cpu", "cuda": "bg_jax_xsf_sici_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "sindg": dict(
         target="bridgegen.jax_xsf.sindg",
@@ -578,6 +718,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_sindg_cpu", "cuda": "bg_jax_xsf_sindg_cuda"},
+        derivatives={"x": "jnp.pi / 180 * cosdg(x)"},
+        nondiff=(),
     ),
     "spence": dict(
         target="bridgegen.jax_xsf.spence",
@@ -586,6 +728,8 @@ UFUNCS = {
         loops=("f->f", "d->d", "F->F", "D->D"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_spence_cpu", "cuda": "bg_jax_xsf_spence_cuda"},
+        derivatives={"z": "-jnp.log(z) / (z - 1)"},
+        nondiff=(),
     ),
     "spherical_in": dict(
         target="bridgegen.jax_xsf.spherical_in",
@@ -594,6 +738,8 @@ UFUNCS = {
         loops=("if->f", "id->d", "lf->f", "ld->d", "iF->F", "iD->D", "lF->F", "lD->D"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_spherical_in_cpu"},
+        derivatives={},
+        nondiff=("n",),
     ),
     "spherical_jn": dict(
         target="bridgegen.jax_xsf.spherical_jn",
@@ -602,6 +748,8 @@ UFUNCS = {
         loops=("if->f", "id->d", "lf->f", "ld->d", "iF->F", "iD->D", "lF->F", "lD->D"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_spherical_jn_cpu"},
+        derivatives={},
+        nondiff=("n",),
     ),
     "spherical_yn": dict(
         target="bridgegen.jax_xsf.spherical_yn",
@@ -610,6 +758,8 @@ UFUNCS = {
         loops=("if->f", "id->d", "lf->f", "ld->d", "iF->F", "iD->D", "lF->F", "lD->D"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_spherical_yn_cpu"},
+        derivatives={},
+        nondiff=("n",),
     ),
     "struve": dict(
         target="bridgegen.jax_xsf.struve",
@@ -618,6 +768,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_struve_cpu"},
+        derivatives={},
+        nondiff=("v",),
     ),
     "tandg": dict(
         target="bridgegen.jax_xsf.tandg",
@@ -626,6 +778,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_tandg_cpu", "cuda": "bg_jax_xsf_tandg_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "tukeylambdacdf": dict(
         target="bridgegen.jax_xsf.tukeylambdacdf",
@@ -634,6 +788,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_tukeylambdacdf_cpu", "cuda": "bg_jax_xsf_tukeylambdacdf_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "voigt_profile": dict(
         target="bridgegen.jax_xsf.voigt_profile",
@@ -642,6 +798,8 @@ UFUNCS = {
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_voigt_profile_cpu", "cuda": "bg_jax_xsf_voigt_profile_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "wofz": dict(
         target="bridgegen.jax_xsf.wofz",
@@ -650,6 +808,8 @@ UFUNCS = {
         loops=("F->F", "D->D"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_wofz_cpu", "cuda": "bg_jax_xsf_wofz_cuda"},
+        derivatives={"z": "-2 * z * out + 2j / jnp.sqrt(jnp.pi)"},
+        nondiff=(),
     ),
     "wright_bessel": dict(
         target="bridgegen.jax_xsf.wright_bessel",
@@ -658,6 +818,8 @@ UFUNCS = {
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_wright_bessel_cpu", "cuda": "bg_jax_xsf_wright_bessel_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "y0": dict(
         target="bridgegen.jax_xsf.y0",
@@ -666,6 +828,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_y0_cpu", "cuda": "bg_jax_xsf_y0_cuda"},
+        derivatives={"x": "-y1(x)"},
+        nondiff=(),
     ),
     "y1": dict(
         target="bridgegen.jax_xsf.y1",
@@ -674,6 +838,8 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_y1_cpu", "cuda": "bg_jax_xsf_y1_cuda"},
+        derivatives={"x": "y0(x) - out / x"},
+        nondiff=(),
     ),
     "yv": dict(
         target="bridgegen.jax_xsf.yv",
@@ -682,6 +848,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d", "fF->F", "dD->D"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_yv_cpu"},
+        derivatives={"z": "(yv(v - 1, z) - yv(v + 1, z)) / 2"},
+        nondiff=("v",),
     ),
     "yve": dict(
         target="bridgegen.jax_xsf.yve",
@@ -690,6 +858,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d", "fF->F", "dD->D"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_yve_cpu"},
+        derivatives={},
+        nondiff=("v",),
     ),
     "zeta": dict(
         target="bridgegen.jax_xsf.zeta",
@@ -698,6 +868,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_zeta_cpu", "cuda": "bg_jax_xsf_zeta_cuda"},
+        derivatives={"q": "-x * zeta(x + 1, q)"},
+        nondiff=("x",),
     ),
     "zetac": dict(
         target="bridgegen.jax_xsf.zetac",
@@ -706,5 +878,7 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_zetac_cpu", "cuda": "bg_jax_xsf_zetac_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
 }

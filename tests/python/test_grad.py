@@ -1,0 +1,76 @@
+"""Derivative rules of specs/xsf.toml: jax.test_util.check_grads (orders 1 and 2, forward
+and reverse mode) for every rule, at a point inside the function's test range; and the
+errors for arguments that cannot be differentiated."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+from jax.test_util import check_grads
+
+from conftest import load_spec
+
+jax_xsf = pytest.importorskip("jax_xsf")
+
+SPEC = load_spec()
+RULES = [u for u in SPEC["ufunc"] if u.get("derivatives")]
+# Points where a rule's own functions are smooth (keeps away from poles and branch cuts).
+POINTS = {
+    "hyp2f1": (0.7, 1.3, 2.9, 0.35), "zeta": (3.1, 1.7), "lambertw": (0.8,), "spence": (0.6,),
+    "exp1": (0.8,), "loggamma": (2.3,),
+}  # fmt: skip
+
+
+def point(u):
+    if u["name"] in POINTS:
+        return POINTS[u["name"]]
+    ranges = u.get("test", {}).get("ranges", {})
+    out = []
+    for arg in u["inputs"]:
+        lo, hi = ranges.get(arg, (-10.0, 10.0))
+        lo, hi = max(lo, -3.0), min(hi, 3.0)
+        if lo >= hi:
+            lo, hi = ranges.get(arg, (-10.0, 10.0))
+        v = lo + 0.37 * (hi - lo)
+        out.append(v if abs(v) > 0.2 else v + 0.45)
+    return tuple(out)
+
+
+def real_loop(u):
+    return any(s.split(" as ")[0].split("->")[0] == "d" * len(u["inputs"]) for s in u["loops"])
+
+
+@pytest.mark.parametrize("u", [u for u in RULES if real_loop(u)], ids=lambda u: u["name"])
+@pytest.mark.parametrize("platform", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def test_check_grads(u, platform):
+    f = getattr(jax_xsf, u["name"])
+    x = point(u)
+    dev = jax.devices(platform)[0]
+    for arg in u["derivatives"]:
+        k = u["inputs"].index(arg)
+
+        def partial(t, k=k):
+            args = list(jax.device_put(x, dev))
+            args[k] = t
+            return f(*args)
+
+        check_grads(partial, (jax.device_put(np.float64(x[k]), dev),), order=2, modes=["fwd", "rev"], rtol=1e-5, atol=1e-7)
+
+
+def test_nondiff_and_missing_rules_raise_naming_the_argument():
+    with pytest.raises(TypeError, match=r"jax_xsf.gammaincinv: cannot differentiate with respect to 'a': it is declared not differentiable"):
+        jax.grad(jax_xsf.gammaincinv)(2.0, 0.3)
+    with pytest.raises(TypeError, match=r"jax_xsf.kv: cannot differentiate with respect to 'v'"):
+        jax.grad(jax_xsf.kv)(1.5, 2.0)
+    no_rule = next(u for u in SPEC["ufunc"] if not u.get("derivatives") and not u.get("nondiff") and real_loop(u))
+    with pytest.raises(TypeError, match="the spec gives no derivative rule"):
+        jax.grad(getattr(jax_xsf, no_rule["name"]))(*([0.5] * len(no_rule["inputs"])))
+
+
+def test_grad_under_jit_and_vmap():
+    xs = np.linspace(0.5, 5.0, 7)
+    g = jax.jit(jax.vmap(jax.grad(jax_xsf.gammaln)))(xs)
+    import scipy.special as sc
+
+    np.testing.assert_allclose(g, sc.digamma(xs), rtol=1e-13)
