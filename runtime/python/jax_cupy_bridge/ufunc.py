@@ -20,9 +20,8 @@ import jax.scipy.special
 import numpy as np
 from jax.extend.core import Primitive
 from jax import lax
-from jax._src import config
-from jax._src.custom_partitioning_sharding_rule import sdy_sharding_rule_to_mlir, str_to_sdy_sharding_rule
-from jax._src.lib.mlir import ir
+from jax._src import dispatch, sharding_impls
+from jax.experimental.custom_partitioning import custom_partitioning
 from jax.interpreters import ad, batching, mlir
 
 from . import _library
@@ -84,7 +83,6 @@ def load_ufuncs(package: str, spec: ModuleType) -> dict[str, Ufunc]:
         handlers = {p: s for p, s in info["handlers"].items() if p != "cuda" or has_kernels}
         for platform, symbol in handlers.items():
             _library.register_handler(lib, info["target"], symbol, platform)
-        jax.ffi.register_ffi_target_as_batch_partitionable(info["target"])
         ufuncs[name] = Ufunc(
             qualname=f"{package}.{name}",
             target=info["target"],
@@ -127,7 +125,7 @@ def _impl(*args, **params):
 ufunc_p.def_impl(_impl)
 
 
-def _lowering(ctx, *args, name, target, platforms, built, out_shape, out_dtypes):
+def _lowering(ctx, *args, name, target, platforms, built, out_shape, out_dtypes, partitioned=False):
     for platform in ctx.module_context.platforms:
         if platform not in platforms:
             raise NotImplementedError(
@@ -139,24 +137,52 @@ def _lowering(ctx, *args, name, target, platforms, built, out_shape, out_dtypes)
                 f"(built for: {', '.join(built) or 'nothing'}); rebuild it with NVRTC installed "
                 "(`pip install nvidia-cuda-nvrtc nvidia-cuda-runtime`, then `bridgegen build <spec> --install`)"
             )
-    results = jax.ffi.ffi_lowering(target)(ctx, *args)
-    # Sharding: leading axes along which every operand has the output's full extent are
-    # "batch" axes; XLA partitions the call along them (the target is registered as batch
-    # partitionable), so a call on sharded inputs stays sharded, with no all-gather.
-    batch = _batch_axes([a.shape for a in ctx.avals_in], out_shape)
-    if batch:
-        op = results[0].owner
-        op.attributes["mhlo.frontend_attributes"] = ir.DictAttr.get({"num_batch_dims": ir.StringAttr.get(str(batch))})
-        if config.use_shardy_partitioner.value:
-            rule = str_to_sdy_sharding_rule(_elementwise_rule([a.shape for a in ctx.avals_in], out_shape, len(out_dtypes)))
-            op.attributes["sdy.sharding_rule"] = sdy_sharding_rule_to_mlir(
-                rule, [a.type for a in args], [r.type for r in results]
+    axis_context = ctx.module_context.axis_context
+    if (
+        not partitioned
+        and out_shape
+        and isinstance(axis_context, sharding_impls.ShardingContext)
+        and axis_context.num_devices > 1
+    ):
+        # Under an SPMD partitioning (jit over a mesh) the call is partitioned like any
+        # elementwise op: each device runs the handler on its shard, no all-gather.
+        in_shapes = tuple(tuple(a.shape) for a in ctx.avals_in)
+        fn = _partitioned(name, target, platforms, built, tuple(out_shape), tuple(out_dtypes), in_shapes)
+        return mlir.lower_fun(fn, multiple_results=True)(ctx, *args)
+    return jax.ffi.ffi_lowering(target)(ctx, *args)
+
+
+@functools.lru_cache(maxsize=None)
+def _partitioned(name, target, platforms, built, out_shape, out_dtypes, in_shapes):
+    def call(*xs):
+        shape = np.broadcast_shapes(*(x.shape for x in xs))
+        return tuple(
+            ufunc_p.bind(
+                *xs, name=name, target=target, platforms=platforms, built=built,
+                out_shape=tuple(shape), out_dtypes=out_dtypes, partitioned=True,
             )
-    return results
+        )  # fmt: skip
+
+    def partition(mesh, arg_shapes, result_shape):
+        results = result_shape if isinstance(result_shape, (list, tuple)) else [result_shape]
+        return mesh, call, tuple(r.sharding for r in results), tuple(a.sharding for a in arg_shapes)
+
+    def infer(mesh, arg_shapes, result_shape):
+        # Without Shardy: the output takes the sharding of a full-rank operand.
+        full = [a.sharding for a in arg_shapes if len(a.shape) == len(out_shape)]
+        return (full[0] if full else jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec()),) * len(out_dtypes)
+
+    cp = custom_partitioning(call)
+    cp.def_partition(
+        partition=partition,
+        infer_sharding_from_operands=infer,
+        sharding_rule=_elementwise_rule(in_shapes, out_shape, len(out_dtypes)),
+    )
+    return cp
 
 
 def _elementwise_rule(in_shapes, out_shape, nout) -> str:
-    """Shardy rule of a broadcasting elementwise op, e.g. `i j, j -> i j, i j`: output
+    """Shardy rule of a broadcasting elementwise op, e.g. `a b, b -> a b, a b`: output
     axes are shared factors; an operand axis of size 1 against a larger output axis gets
     a factor of its own."""
     names = [chr(ord("a") + k) for k in range(len(out_shape))]
@@ -169,18 +195,9 @@ def _elementwise_rule(in_shapes, out_shape, nout) -> str:
     return ", ".join(ops) + " -> " + ", ".join([out] * nout)
 
 
-def _batch_axes(in_shapes, out_shape) -> int:
-    """How many leading axes every operand shares, unbroadcast, with the output."""
-    n = 0
-    for k, size in enumerate(out_shape):
-        if all(len(s) == len(out_shape) and s[k] == size for s in in_shapes):
-            n += 1
-        else:
-            break
-    return n
-
-
 mlir.register_lowering(ufunc_p, _lowering)
+# The partitioned lowering needs the device assignment (as custom_partitioning does).
+dispatch.prim_requires_devices_during_lowering.add(ufunc_p)
 
 
 def _batch(args, dims, *, out_shape, **params):
