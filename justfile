@@ -39,6 +39,22 @@ test: check build
     BRIDGEGEN_REQUIRE_NVRTC=1 cargo test --quiet --workspace --locked
     python -m pytest -q
 
+# Build specs/xsf.toml against every jaxlib release's headers (layout probe included) and
+# run the CPU tests against the given installable ones: just matrix 0.8.0 0.10.2
+matrix *TEST_VERSIONS:
+    bash scripts/jaxlib_matrix.sh --test {{TEST_VERSIONS}}
+
+# The release routine: freshness check, regenerate, rebuild, test.
+regen:
+    just check || true
+    just gen
+    just build
+    just test
+
+# A `bridgegen doctor` report for the main spec.
+doctor:
+    bridgegen doctor {{spec}}
+
 # Accept new UI/golden expectations after an intended change (review the diff!).
 bless:
     BRIDGEGEN_BLESS=1 cargo test --quiet -p bridgegen --test ui --test golden

@@ -34,8 +34,11 @@ pub enum Command {
         /// The TOML spec.
         spec: PathBuf,
         /// Directory holding xla/ffi/api/c_api.h (default: jax.ffi.include_dir() of the active Python).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "jaxlib")]
         jaxlib_include: Option<PathBuf>,
+        /// Build against this jaxlib release's headers (fetched with pip into a cache; not installed).
+        #[arg(long)]
+        jaxlib: Option<String>,
         /// Where wheels go.
         #[arg(long, default_value = "dist")]
         out: PathBuf,
@@ -46,9 +49,18 @@ pub enum Command {
         /// compiles for newer GPUs), or `none` for a CPU-only library.
         #[arg(long, default_value = crate::build::nvrtc::DEFAULT_ARCHS, value_parser = crate::build::nvrtc::archs_arg)]
         cuda_arch: crate::build::nvrtc::Archs,
-        /// No progress bar.
+        /// No progress bar or step messages (warnings and errors still print).
         #[arg(long, short)]
         quiet: bool,
+        /// Print a JSON summary (wheels, versions, kernels compiled or cached, time) on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Report what `build` would use here (Python, jax/jaxlib, headers, CuPy, NVRTC, driver)
+    /// and each problem with its fix; exits 1 when there is a problem.
+    Doctor {
+        /// Also say what `build` would produce for this spec.
+        spec: Option<PathBuf>,
     },
     /// Print the validated IR of a spec (for debugging specs and templates).
     Ir {

@@ -8,6 +8,7 @@
 pub mod build;
 pub mod cli;
 pub mod diag;
+pub mod doctor;
 pub mod emit;
 pub mod error;
 pub mod fs;

@@ -10,6 +10,7 @@ import sys
 import textwrap
 
 import jax
+import jax.export
 import jax.numpy as jnp
 import numpy as np
 import pytest

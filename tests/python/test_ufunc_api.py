@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import jax
+import jax.export
 import jax.numpy as jnp
 import numpy as np
 import pytest

@@ -2,6 +2,7 @@
 //! jaxlib headers, and package two wheels: the generated package (with its library) and
 //! the shared runtime `jax_cupy_bridge`. `--install` installs both.
 
+pub mod headers;
 pub mod nvrtc;
 pub mod python;
 pub mod wheel;
@@ -15,19 +16,46 @@ use wheel::{Entry, Wheel};
 pub struct BuildOptions {
     pub spec: PathBuf,
     pub jaxlib_include: Option<PathBuf>,
+    /// Build against this jaxlib's headers (fetched with pip, cached) instead of the active one's.
+    pub jaxlib: Option<String>,
     pub out: PathBuf,
     pub install: bool,
     /// `sm_XY` / `compute_XY` targets of the CUDA kernels; empty for a CPU-only build.
     pub cuda_archs: Vec<String>,
-    /// No progress bar.
+    /// No progress bar or step messages.
     pub quiet: bool,
+    /// Print a JSON summary on stdout.
+    pub json: bool,
+}
+
+/// What a build produced, for `--json`.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct Summary {
+    pub package: String,
+    pub wheels: Vec<String>,
+    pub library: String,
+    pub jaxlib: String,
+    pub header_ffi_api: String,
+    pub reported_ffi_api: String,
+    pub requires_jaxlib: String,
+    pub cuda_archs: Vec<String>,
+    pub kernels_compiled: usize,
+    pub kernels_cached: usize,
+    pub nvrtc: Option<String>,
+    pub cuda_skipped: Option<String>,
+    pub generator: String,
+    pub seconds: f64,
 }
 
 /// The runtime's own library, shipped inside `jax_cupy_bridge`.
 pub const RUNTIME_LIBRARY: &str = "libbridgegen_runtime.so";
 
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 fn step(msg: &str) {
-    eprintln!("bridgegen: {msg}");
+    if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("bridgegen: {msg}");
+    }
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, Error> {
@@ -57,13 +85,19 @@ fn package_files(dir: &Path, prefix: &str, out: &mut Vec<Entry>) -> Result<(), E
     Ok(())
 }
 
-pub fn build(opts: &BuildOptions) -> Result<(), Error> {
+pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
+    let started = std::time::Instant::now();
+    QUIET.store(opts.quiet, std::sync::atomic::Ordering::Relaxed);
     let root = crate::project_root();
     let crate::Generated { package: pkg, dir: gen_dir, report } = crate::generate(&opts.spec, None)?;
     step(&format!("generated {} ({} files written)", gen_dir.display(), report.written.len()));
+    let mut summary = Summary { package: pkg.name.clone(), generator: env!("CARGO_PKG_VERSION").into(), ..Summary::default() };
 
-    let (jaxlib_version, found_include) = python::jaxlib()?;
-    let include = opts.jaxlib_include.clone().unwrap_or(found_include);
+    let (jaxlib_version, include) = match (&opts.jaxlib, &opts.jaxlib_include) {
+        (Some(v), _) => (v.clone(), headers::jaxlib_headers(v, opts.quiet)?),
+        (None, Some(dir)) => ("unknown (--jaxlib-include)".to_string(), dir.clone()),
+        (None, None) => python::jaxlib()?,
+    };
     if !include.join("xla/ffi/api/c_api.h").is_file() {
         return Err(Error::Build(format!(
             "{} has no xla/ffi/api/c_api.h; pass the directory jax.ffi.include_dir() returns",
@@ -95,6 +129,10 @@ pub fn build(opts: &BuildOptions) -> Result<(), Error> {
         };
         match nvrtc::compile_kernels(&request)? {
             Ok(r) => {
+                summary.cuda_archs = r.archs.clone();
+                summary.kernels_compiled = r.compiled;
+                summary.kernels_cached = r.cached;
+                summary.nvrtc = Some(r.nvrtc_version.clone());
                 step(&format!(
                     "CUDA kernels for {} functions, {}: {} compiled, {} cached, NVRTC {}, {:.0} s",
                     cuda_fns.len(),
@@ -106,7 +144,10 @@ pub fn build(opts: &BuildOptions) -> Result<(), Error> {
                 ));
                 kernels_dir = Some(r.dir);
             }
-            Err(why) => step(&format!("warning: CUDA kernels skipped: {why}. The library is CPU-only.")),
+            Err(why) => {
+                eprintln!("bridgegen: warning: CUDA kernels skipped: {why}. The library is CPU-only.");
+                summary.cuda_skipped = Some(why);
+            }
         }
     }
 
@@ -118,6 +159,26 @@ pub fn build(opts: &BuildOptions) -> Result<(), Error> {
         .arg(root.join("Cargo.toml"))
         .env("BRIDGEGEN_JAXLIB_INCLUDE", &include)
         .env("BRIDGEGEN_PYTHON", python::interpreter());
+    if opts.quiet {
+        cargo.arg("--quiet");
+    }
+    // The build's facts, stamped into the library and (as _build.py) the Python package.
+    let (hmaj, hmin) = headers::header_api_version(&include).unwrap_or((0, 0));
+    let (rmaj, rmin) = (0, 1);
+    summary.jaxlib = jaxlib_version.clone();
+    summary.header_ffi_api = format!("{hmaj}.{hmin}");
+    summary.reported_ffi_api = format!("{rmaj}.{rmin}");
+    summary.requires_jaxlib = format!(">={},<={}", headers::OLDEST_JAXLIB, headers::NEWEST_TESTED_JAXLIB);
+    let info = serde_json::json!({
+        "generator": summary.generator,
+        "jaxlib": summary.jaxlib,
+        "header_ffi_api": summary.header_ffi_api,
+        "reported_ffi_api": summary.reported_ffi_api,
+        "cuda_archs": summary.cuda_archs.join(" "),
+        "jaxlib_range": [headers::OLDEST_JAXLIB, headers::NEWEST_TESTED_JAXLIB],
+    })
+    .to_string();
+    cargo.env("BRIDGEGEN_BUILD_INFO", &info);
     match &kernels_dir {
         Some(d) => cargo.env("BRIDGEGEN_KERNELS", d),
         None => cargo.env_remove("BRIDGEGEN_KERNELS"),
@@ -133,9 +194,18 @@ pub fn build(opts: &BuildOptions) -> Result<(), Error> {
     let mut entries = Vec::new();
     package_files(&gen_dir.join("python").join(&pkg.name), &pkg.name, &mut entries)?;
     entries.push(Entry { path: format!("{}/{lib_file}", pkg.name), data: lib.clone(), executable: true });
+    entries.push(Entry {
+        path: format!("{}/_build.py", pkg.name),
+        data: format!(
+            "\"\"\"Written by `bridgegen build`: what this build used (the library carries the same).\"\"\"\n\nBUILD_INFO = {info:?}\n"
+        )
+        .into_bytes(),
+        executable: false,
+    });
     let runtime_version = env!("CARGO_PKG_VERSION");
+    let range = format!(">={},<={}", headers::OLDEST_JAXLIB, headers::NEWEST_TESTED_JAXLIB);
     let metadata = format!(
-        "Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: {}\nRequires-Python: >=3.10\nRequires-Dist: jax>=0.7.2\nRequires-Dist: jax-cupy-bridge=={runtime_version}\n",
+        "Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: {}\nRequires-Python: >=3.10\nRequires-Dist: jax{range}\nRequires-Dist: jaxlib{range}\nRequires-Dist: jax-cupy-bridge=={runtime_version}\n",
         pkg.name.replace('_', "-"),
         pkg.version,
         pkg.summary
@@ -169,6 +239,8 @@ pub fn build(opts: &BuildOptions) -> Result<(), Error> {
     .write(&opts.out)?;
     step(&format!("wrote {}", pkg_wheel.display()));
     step(&format!("wrote {}", rt_wheel.display()));
+    summary.wheels = vec![pkg_wheel.display().to_string(), rt_wheel.display().to_string()];
+    summary.library = lib_file.clone();
 
     if opts.install {
         let py = python::interpreter();
@@ -183,5 +255,6 @@ pub fn build(opts: &BuildOptions) -> Result<(), Error> {
         }
         step(&format!("installed {} and jax_cupy_bridge into {py}", pkg.name));
     }
-    Ok(())
+    summary.seconds = started.elapsed().as_secs_f64();
+    Ok(summary)
 }

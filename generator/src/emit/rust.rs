@@ -93,6 +93,7 @@ pub fn handler_lib(pkg: &Package, banner: &str) -> Result<String, String> {
     let contract_sym = ident(&names::contract_symbol(&pkg.name));
     let contract_lit = c_str(&contract(pkg))?;
     let archs_sym = ident(&names::cuda_archs_symbol(&pkg.name));
+    let info_sym = ident(&names::build_info_symbol(&pkg.name));
     let file: TokenStream = quote! {
         #![allow(clippy::missing_safety_doc)]
         // A spec of only [[function]]s has no handlers: these may go unused.
@@ -126,6 +127,17 @@ pub fn handler_lib(pkg: &Package, banner: &str) -> Result<String, String> {
         #[no_mangle]
         pub extern "C" fn #archs_sym() -> *const std::ffi::c_char {
             kernels::ARCHS.as_ptr()
+        }
+
+        /// What the build used (JSON: jaxlib and FFI API versions, CUDA architectures,
+        /// generator), compared at import with the copy in the Python package.
+        #[no_mangle]
+        pub extern "C" fn #info_sym() -> *const std::ffi::c_char {
+            build_info::BUILD_INFO.as_ptr()
+        }
+
+        mod build_info {
+            include!(concat!(env!("OUT_DIR"), "/build_info.rs"));
         }
 
         /// Keeps the runtime's exported symbols (FFI API versions) in this library.

@@ -20,6 +20,7 @@ pub struct PackageView {
     pub build_path: String,
     pub cpu_sources: Vec<String>,
     pub cuda_archs_symbol: String,
+    pub build_info_symbol: String,
     /// Functions with CUDA kernels: (name, Rust static of their images, image file stem).
     pub cuda_ufuncs: Vec<CudaView>,
     pub ufuncs: Vec<UfuncView>,
@@ -131,6 +132,7 @@ pub fn package_view(pkg: &Package, runtime_path: &str) -> PackageView {
         },
         cpu_sources: vec!["cpu/loops.cpp".into()],
         cuda_archs_symbol: names::cuda_archs_symbol(&pkg.name),
+        build_info_symbol: names::build_info_symbol(&pkg.name),
         cuda_ufuncs: pkg
             .ufuncs
             .iter()

@@ -8,6 +8,7 @@
 //!                          host loop in the library and the CUDA kernel in its module)
 //! (d) contract symbol     `bg_jax_xsf_contract`
 //!     CUDA archs symbol   `bg_jax_xsf_cuda_archs`      (the kernel images built in)
+//!     build info symbol   `bg_jax_xsf_build_info`      (JSON: versions the build used)
 //!     kernel source       `rust/cuda/gammaln.cu`, image `gammaln.sm_90.cubin` / `gammaln.compute_80.ptx`
 //! (e) Rust crate          `jax_xsf-ffi`, library `libjax_xsf_ffi.so`
 //! (f) Python package      `jax_xsf`, function `jax_xsf.gammaln`
@@ -35,6 +36,10 @@ pub fn loop_symbol(package: &str, function: &str, lp: &Loop) -> String {
 
 pub fn contract_symbol(package: &str) -> String {
     format!("bg_{package}_contract")
+}
+
+pub fn build_info_symbol(package: &str) -> String {
+    format!("bg_{package}_build_info")
 }
 
 pub fn cuda_archs_symbol(package: &str) -> String {

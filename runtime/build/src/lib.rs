@@ -32,6 +32,16 @@ pub fn embed_kernels(functions: &[(&str, &str)]) {
     std::fs::write(out, kernels_rs(functions, dir.as_deref())).expect("write kernels.rs");
 }
 
+/// Write `$OUT_DIR/build_info.rs`: `BUILD_INFO`, the JSON `bridgegen build` passes in
+/// `$BRIDGEGEN_BUILD_INFO` (jaxlib and FFI API versions, CUDA architectures, generator),
+/// or `{}` for a plain `cargo build`. The Python package compares it with its own copy.
+pub fn embed_build_info() {
+    println!("cargo:rerun-if-env-changed=BRIDGEGEN_BUILD_INFO");
+    let info = std::env::var("BRIDGEGEN_BUILD_INFO").unwrap_or_else(|_| "{}".into());
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR is set for build scripts")).join("build_info.rs");
+    std::fs::write(out, format!("pub const BUILD_INFO: &std::ffi::CStr = c{info:?};\n")).expect("write build_info.rs");
+}
+
 fn kernels_rs(functions: &[(&str, &str)], dir: Option<&Path>) -> String {
     let mut files: Vec<String> = dir
         .and_then(|d| std::fs::read_dir(d).ok())

@@ -7,6 +7,9 @@ CPython extension, so one wheel serves every Python version.
 from __future__ import annotations
 
 import ctypes
+import importlib
+import importlib.metadata
+import json
 import os
 from types import ModuleType
 
@@ -45,7 +48,43 @@ def load_library(package: str, package_dir: str, spec: ModuleType) -> ctypes.CDL
             f"{package}: the compiled library ({built!r}) does not match its Python code "
             f"({spec.CONTRACT!r}); " + _rebuild_hint(package)
         )
+    check_build(package, lib, spec)
     return lib
+
+
+def _version(v: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in v.split(".") if p.isdigit())
+
+
+def check_build(package: str, lib: ctypes.CDLL, spec: ModuleType) -> None:
+    """The build facts stamped in the library must equal the package's `_build.py` (both
+    written by one `bridgegen build`), and the installed jaxlib must lie in the range the
+    build supports. Runs before any handler is registered."""
+    symbol = getattr(spec, "BUILD_INFO_SYMBOL", None)
+    fn = getattr(lib, symbol, None) if symbol else None
+    if fn is None:
+        return
+    fn.restype = ctypes.c_char_p
+    in_lib = json.loads(fn().decode() or "{}")
+    try:
+        stamped = json.loads(importlib.import_module(f"{package}._build").BUILD_INFO)
+    except ImportError:
+        stamped = None  # a source tree built with plain cargo: nothing to compare
+    if stamped is not None and stamped != in_lib:
+        raise BuildMismatchError(
+            f"{package}: the compiled library was built with {in_lib} but the package says {stamped}; "
+            + _rebuild_hint(package)
+        )
+    lo, hi = in_lib.get("jaxlib_range", (None, None))
+    if lo is None:
+        return
+    have = importlib.metadata.version("jaxlib")
+    if not (_version(lo) <= _version(have) <= _version(hi)):
+        raise ImportError(
+            f"{package} supports jaxlib {lo} to {hi} (it was built against jaxlib {in_lib.get('jaxlib')}), "
+            f"but this environment has jaxlib {have}. Rebuild it for this jaxlib: "
+            f"`bridgegen build <spec of {package}> --jaxlib {have} --install`"
+        )
 
 
 def ffi_api_versions(lib: ctypes.CDLL) -> dict[str, tuple[int, int]]:

@@ -9,6 +9,8 @@ CONTRACT_SYMBOL = "bg_jax_xsf_contract"
 CONTRACT = "bridgegen 0.1.0; spec sha256:62da025cf51a8dea; xla-ffi-api 0.1"
 # Returns the CUDA architectures whose kernels the library embeds ("" if none).
 CUDA_ARCHS_SYMBOL = "bg_jax_xsf_cuda_archs"
+# Returns the build's facts as JSON; `bridgegen build` writes the same into _build.py.
+BUILD_INFO_SYMBOL = "bg_jax_xsf_build_info"
 
 UFUNCS = {
     "agm": dict(

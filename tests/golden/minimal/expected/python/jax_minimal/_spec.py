@@ -9,6 +9,8 @@ CONTRACT_SYMBOL = "bg_jax_minimal_contract"
 CONTRACT = "bridgegen 0.1.0; spec sha256:caa9624712c2492b; xla-ffi-api 0.1"
 # Returns the CUDA architectures whose kernels the library embeds ("" if none).
 CUDA_ARCHS_SYMBOL = "bg_jax_minimal_cuda_archs"
+# Returns the build's facts as JSON; `bridgegen build` writes the same into _build.py.
+BUILD_INFO_SYMBOL = "bg_jax_minimal_build_info"
 
 UFUNCS = {
     "digamma": dict(
@@ -18,6 +20,8 @@ UFUNCS = {
         loops=("d->d", "D->D"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_minimal_digamma_cpu", "cuda": "bg_jax_minimal_digamma_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "gammaln": dict(
         target="bridgegen.jax_minimal.gammaln",
@@ -26,5 +30,7 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_minimal_gammaln_cpu", "cuda": "bg_jax_minimal_gammaln_cuda"},
+        derivatives={"x": "digamma(x)"},
+        nondiff=(),
     ),
 }

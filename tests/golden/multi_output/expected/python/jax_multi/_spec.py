@@ -9,6 +9,8 @@ CONTRACT_SYMBOL = "bg_jax_multi_contract"
 CONTRACT = "bridgegen 0.1.0; spec sha256:ac66595b9d0bc6d1; xla-ffi-api 0.1"
 # Returns the CUDA architectures whose kernels the library embeds ("" if none).
 CUDA_ARCHS_SYMBOL = "bg_jax_multi_cuda_archs"
+# Returns the build's facts as JSON; `bridgegen build` writes the same into _build.py.
+BUILD_INFO_SYMBOL = "bg_jax_multi_build_info"
 
 UFUNCS = {
     "sici": dict(
@@ -18,6 +20,8 @@ UFUNCS = {
         loops=("f->ff", "d->dd"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_multi_sici_cpu", "cuda": "bg_jax_multi_sici_cuda"},
+        derivatives={},
+        nondiff=(),
     ),
     "spherical_jn": dict(
         target="bridgegen.jax_multi.spherical_jn",
@@ -26,6 +30,8 @@ UFUNCS = {
         loops=("ld->d", "if->f"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_multi_spherical_jn_cpu"},
+        derivatives={},
+        nondiff=("n",),
     ),
 }
 

@@ -108,5 +108,14 @@ pub extern "C" fn bg_jax_multi_contract() -> *const std::ffi::c_char {
 pub extern "C" fn bg_jax_multi_cuda_archs() -> *const std::ffi::c_char {
     kernels::ARCHS.as_ptr()
 }
+/// What the build used (JSON: jaxlib and FFI API versions, CUDA architectures,
+/// generator), compared at import with the copy in the Python package.
+#[no_mangle]
+pub extern "C" fn bg_jax_multi_build_info() -> *const std::ffi::c_char {
+    build_info::BUILD_INFO.as_ptr()
+}
+mod build_info {
+    include!(concat!(env!("OUT_DIR"), "/build_info.rs"));
+}
 /// Keeps the runtime's exported symbols (FFI API versions) in this library.
 pub use bridgegen_runtime::exports;

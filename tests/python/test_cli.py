@@ -1,0 +1,109 @@
+"""The bridgegen CLI as users run it: doctor reports problems with fixes and exits 1 when
+there are any; build --json prints a machine-readable summary."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BRIDGEGEN = shutil.which("bridgegen") or str(ROOT / "target" / "release" / "bridgegen")
+pytestmark = pytest.mark.skipif(not os.path.exists(BRIDGEGEN), reason="bridgegen CLI not built")
+
+
+def test_doctor_on_this_environment():
+    r = subprocess.run([BRIDGEGEN, "doctor", "specs/xsf.toml"], cwd=ROOT, capture_output=True, text=True,
+                       env=dict(os.environ, BRIDGEGEN_PYTHON=sys.executable), timeout=120)  # fmt: skip
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "jax / jaxlib" in r.stdout and "FFI API" in r.stdout and "build would make       jax_xsf" in r.stdout
+
+
+def test_doctor_names_each_problem_with_its_fix(tmp_path):
+    venv = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    r = subprocess.run([BRIDGEGEN, "doctor"], cwd=ROOT, capture_output=True, text=True,
+                       env=dict(os.environ, BRIDGEGEN_PYTHON=str(venv / "bin" / "python")), timeout=120)  # fmt: skip
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "problem: jaxlib is not installed" in r.stdout and "fix: pip install jax" in r.stdout
+    assert "problem: NVRTC not found" in r.stdout and "problem: no CuPy wheel" in r.stdout
+
+
+def test_build_json_summary(tmp_path):
+    r = subprocess.run(
+        [BRIDGEGEN, "build", "specs/cupyx.toml", "--cuda-arch", "none", "--quiet", "--json", "--out", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, env=dict(os.environ, BRIDGEGEN_PYTHON=sys.executable), timeout=900,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-3000:]
+    s = json.loads(r.stdout)
+    assert s["package"] == "jax_cupy" and s["reported_ffi_api"] == "0.1" and len(s["wheels"]) == 2
+    assert s["requires_jaxlib"] == ">=0.7.2,<=0.12.0.1" and s["cuda_archs"] == []
+
+
+def _cli(*args, env_extra=None, timeout=600):
+    env = dict(os.environ, BRIDGEGEN_PYTHON=sys.executable, **(env_extra or {}))
+    return subprocess.run([BRIDGEGEN, *args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=timeout)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["generate", "specs/missing.toml"],
+        ["check", "specs/missing.toml"],
+        ["build", "specs/missing.toml"],
+        ["ir", "specs/missing.toml"],
+        ["doctor", "specs/missing.toml"],
+        ["generate", "specs"],  # a directory, not a file
+        ["build", "specs/cupyx.toml", "--jaxlib", "latest"],
+        ["build", "specs/cupyx.toml", "--cuda-arch", "sm90"],
+    ],
+    ids=lambda a: " ".join(a),
+)
+def test_bad_input_is_one_clear_line_and_a_nonzero_exit(args):
+    r = _cli(*args)
+    assert r.returncode != 0
+    assert "panicked" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+    lines = [l for l in r.stderr.splitlines() if l.strip()]
+    assert lines and len(lines) <= 3, r.stderr  # clap's usage hint may add two lines
+
+
+@pytest.mark.parametrize("env_extra,needle", [({}, "9.9.9"), ({"PIP_NO_INDEX": "1"}, "0.7.2")], ids=["unknown version", "no network"])
+def test_jaxlib_fetch_failures_are_one_line(tmp_path, env_extra, needle):
+    version = "9.9.9" if needle == "9.9.9" else "0.7.2"
+    r = _cli("build", "specs/cupyx.toml", "--jaxlib", version, "--out", str(tmp_path),
+             env_extra=dict(env_extra, BRIDGEGEN_CACHE_DIR=str(tmp_path / "cache")))  # fmt: skip
+    assert r.returncode == 1, r.stderr
+    last = [l for l in r.stderr.splitlines() if l.strip()][-1]
+    assert last.startswith("bridgegen: pip could not fetch jaxlib " + version), r.stderr
+    assert "panicked" not in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("version,api", [("0.7.2", "0.1"), ("0.9.2", "0.3"), ("0.12.0.1", "0.5")])
+def test_build_against_other_jaxlib_releases(tmp_path, version, api):
+    # Headers fetched with pip once per version (cached in ~/.cache/bridgegen/jaxlib).
+    r = _cli("build", "specs/cupyx.toml", "--jaxlib", version, "--cuda-arch", "none", "--quiet", "--json", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr[-3000:]
+    s = json.loads(r.stdout)
+    assert (s["jaxlib"], s["header_ffi_api"], s["reported_ffi_api"]) == (version, api, "0.1")
+
+
+def test_wheels_install_into_a_fresh_directory_and_pass_cpu_tests(tmp_path):
+    r = _cli("build", "specs/xsf.toml", "--cuda-arch", "none", "--quiet", "--out", str(tmp_path / "dist"))
+    assert r.returncode == 0, r.stderr[-3000:]
+    site = tmp_path / "site"
+    wheels = [str(p) for p in (tmp_path / "dist").glob("*.whl")]
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), *wheels], check=True)
+    env = dict(os.environ, PYTHONPATH=str(site))
+    t = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "gammaln or kv or sici or dtype",
+         "tests/python/test_accuracy.py", "tests/python/test_ufunc_api.py"],
+        cwd=ROOT, capture_output=True, text=True, env=env, timeout=900,
+    )  # fmt: skip
+    assert t.returncode == 0, t.stdout[-3000:]
+    check = subprocess.run([sys.executable, "-c", "import jax_xsf; print(jax_xsf.__file__)"], capture_output=True, text=True, env=env)
+    assert str(site) in check.stdout  # the fresh install was the one tested
