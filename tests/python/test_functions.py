@@ -84,3 +84,13 @@ def test_matches_cupy_on_gpu(i):
     want = getattr(importlib.import_module(module), attr)(*[cupy.asarray(a) for a in args], **params)
     got = jax.jit(lambda *a: getattr(jax_cupy, name)(*a, **params))(*jax.device_put(args, jax.devices("cuda")[0]))
     np.testing.assert_allclose(np.asarray(got), cupy.asnumpy(want), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["gaussian_filter", "k0", "rfft"])
+def test_vmap_follows_the_spec_batching(name):
+    xs = RNG.uniform(0.5, 3.0, (3, 8, 6))
+    f = getattr(jax_cupy, name)
+    got = jax.jit(jax.vmap(f))(xs)
+    want = np.stack([np.asarray(f(x)) for x in xs])
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-13, atol=1e-13)
+    assert jax_cupy._spec.FUNCTIONS[name]["batching"] == ("sequential" if name == "gaussian_filter" else "broadcast_all")

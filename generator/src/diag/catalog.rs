@@ -160,6 +160,14 @@ pub fn bad_range(name: &str) -> Entry {
     e(format!("test range of `{name}` must be [low, high] with low < high"), "bad range", Some(format!("e.g. ranges = {{ {name} = [0.0, 10.0] }}")))
 }
 
+pub fn bad_batching(b: &str, known: &[&str]) -> Entry {
+    e(
+        format!("unknown batching `{b}`"),
+        "unknown batching",
+        Some(format!("batching is one of {}; sequential is always correct, the others call once with a leading batch axis", known.join(", "))),
+    )
+}
+
 pub fn bad_cpu_path(p: &str) -> Entry {
     e(format!("`{p}` is not a dotted import path"), "bad path", Some("name the NumPy/SciPy callable, e.g. cpu = \"scipy.ndimage.gaussian_filter\"".into()))
 }

@@ -269,9 +269,10 @@ fn function_view(f: &Function) -> FunctionView {
     call.extend(f.params.iter().map(|p| format!("{0}={0}", p.name)));
     let tuple = |items: Vec<String>| if items.len() == 1 { format!("({},)", items[0]) } else { format!("({})", items.join(", ")) };
     let entry = format!(
-        "dict(\n        cupy={:?},\n        cpu={:?},\n        inputs={},\n        outputs={},\n        workspace={},\n        params={},\n        platforms={},\n    )",
+        "dict(\n        cupy={:?},\n        cpu={:?},\n        batching={:?},\n        inputs={},\n        outputs={},\n        workspace={},\n        params={},\n        platforms={},\n    )",
         f.cupy,
         f.cpu,
+        f.batching,
         tuple(
             f.inputs
                 .iter()

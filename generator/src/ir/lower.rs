@@ -264,6 +264,9 @@ fn lower_ufunc(
     })
 }
 
+/// How `[[function]]` wrappers may batch under vmap (cupy_lazy_apply's vmap_method).
+const BATCHING: &[&str] = &["sequential", "expand_dims", "broadcast_all"];
+
 /// The largest per-thread device stack a spec may ask for (CUDA's own limit is 512 KiB;
 /// every resident thread reserves it, so more than this is surely a mistake).
 const MAX_CUDA_STACK: u32 = 65536;
@@ -373,6 +376,15 @@ fn lower_function(cx: &mut Ctx, f: &RawFunction, default_platforms: &BTreeSet<Pl
             None => path.strip_prefix("cupy.").map_or_else(|| path.clone(), |rest| format!("numpy.{rest}")),
         },
     };
+    let batching = match &f.batching {
+        None => "sequential".to_string(),
+        Some(b) => {
+            if !BATCHING.contains(&b.get_ref().as_str()) {
+                cx.err(b.span(), catalog::bad_batching(b.get_ref(), BATCHING));
+            }
+            b.get_ref().clone()
+        }
+    };
     let mut seen = BTreeMap::new();
     let mut inputs = Vec::new();
     for a in &f.inputs {
@@ -462,6 +474,7 @@ fn lower_function(cx: &mut Ctx, f: &RawFunction, default_platforms: &BTreeSet<Pl
         name: f.name.get_ref().clone(),
         cupy: path.clone(),
         cpu,
+        batching,
         doc: f.doc.as_ref().map(|d| d.get_ref().trim().to_string()).unwrap_or_default(),
         inputs,
         outputs,

@@ -130,6 +130,8 @@ pub struct Function {
     pub cupy: String,
     /// The host callable (dotted path).
     pub cpu: String,
+    /// vmap method of the wrapper (`sequential`, `expand_dims`, `broadcast_all`).
+    pub batching: String,
     pub doc: String,
     pub inputs: Vec<ArrayArg>,
     pub outputs: Vec<OutputArg>,

@@ -95,6 +95,9 @@ pub struct RawFunction {
     pub workspace: Vec<RawWorkspace>,
     #[serde(default)]
     pub params: Vec<RawParam>,
+    /// How the wrapper batches under vmap: `sequential` (default), `expand_dims`, `broadcast_all`.
+    #[serde(default)]
+    pub batching: Option<Spanned<String>>,
     #[serde(default)]
     pub platforms: Option<Spanned<Vec<Spanned<String>>>>,
 }

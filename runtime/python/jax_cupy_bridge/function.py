@@ -55,6 +55,7 @@ class Function:
         self.workspace = info["workspace"]
         self.params = info["params"]
         self.platforms = info["platforms"]
+        self.batching = info.get("batching", "sequential")
 
     def _check_params(self, params: dict) -> dict:
         out = {}
@@ -104,7 +105,7 @@ class Function:
         multi = len(self.outputs) > 1
         return cupy_lazy_apply(
             self.cupy, *xs, shape=tuple(shapes) if multi else shapes[0], dtype=tuple(dtypes) if multi else dtypes[0],
-            func_cpu=self.cpu, out_arg=False, workspace=workspace, **statics,
+            func_cpu=self.cpu, out_arg=False, workspace=workspace, vmap_method=self.batching, **statics,
         )  # fmt: skip
 
 

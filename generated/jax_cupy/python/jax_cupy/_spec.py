@@ -6,7 +6,7 @@ VERSION = "0.1.0"
 LIBRARY = "libjax_cupy_ffi.so"
 CONTRACT_SYMBOL = "bg_jax_cupy_contract"
 # Stamped into the library too; a mismatch at import means stale build output.
-CONTRACT = "bridgegen 0.1.0; spec sha256:58803f97a8085f5a; xla-ffi-api 0.1"
+CONTRACT = "bridgegen 0.1.0; spec sha256:4fd255a100ec87ca; xla-ffi-api 0.1"
 # Returns the CUDA architectures whose kernels the library embeds ("" if none).
 CUDA_ARCHS_SYMBOL = "bg_jax_cupy_cuda_archs"
 # Returns the build's facts as JSON; `bridgegen build` writes the same into _build.py.
@@ -20,6 +20,7 @@ FUNCTIONS = {
     "fftconvolve": dict(
         cupy="cupyx.scipy.signal.fftconvolve",
         cpu="scipy.signal.fftconvolve",
+        batching="sequential",
         inputs=(("in1", "fd", 1), ("in2", "fd", 1)),
         outputs=(("out", "(in1.shape[0] + in2.shape[0] - 1,) if mode == 'full' else (max(in1.shape[0], in2.shape[0]) - min(in1.shape[0], in2.shape[0]) + 1,) if mode == 'valid' else in1.shape", "np.result_type(in1.dtype, in2.dtype)"),),
         workspace=(),
@@ -29,6 +30,7 @@ FUNCTIONS = {
     "gaussian_filter": dict(
         cupy="cupyx.scipy.ndimage.gaussian_filter",
         cpu="scipy.ndimage.gaussian_filter",
+        batching="sequential",
         inputs=(("x", "fd", None),),
         outputs=(("out", "x.shape", "x.dtype"),),
         workspace=(("scratch", "2 * x.size * x.dtype.itemsize + 4096"),),
@@ -38,6 +40,7 @@ FUNCTIONS = {
     "i0e": dict(
         cupy="cupyx.scipy.special.i0e",
         cpu="scipy.special.i0e",
+        batching="broadcast_all",
         inputs=(("x", "fd", None),),
         outputs=(("out", "x.shape", "x.dtype"),),
         workspace=(),
@@ -47,6 +50,7 @@ FUNCTIONS = {
     "irfft": dict(
         cupy="cupy.fft.irfft",
         cpu="numpy.fft.irfft",
+        batching="sequential",
         inputs=(("x", "FD", None),),
         outputs=(("out", "x.shape[:-1] + (n,)", "np.empty(0, x.dtype).real.dtype"),),
         workspace=(),
@@ -56,6 +60,7 @@ FUNCTIONS = {
     "k0": dict(
         cupy="cupyx.scipy.special.k0",
         cpu="scipy.special.k0",
+        batching="broadcast_all",
         inputs=(("x", "fd", None),),
         outputs=(("out", "x.shape", "x.dtype"),),
         workspace=(),
@@ -65,6 +70,7 @@ FUNCTIONS = {
     "k1": dict(
         cupy="cupyx.scipy.special.k1",
         cpu="scipy.special.k1",
+        batching="broadcast_all",
         inputs=(("x", "fd", None),),
         outputs=(("out", "x.shape", "x.dtype"),),
         workspace=(),
@@ -74,6 +80,7 @@ FUNCTIONS = {
     "median_filter": dict(
         cupy="cupyx.scipy.ndimage.median_filter",
         cpu="scipy.ndimage.median_filter",
+        batching="sequential",
         inputs=(("x", "fd", None),),
         outputs=(("out", "x.shape", "x.dtype"),),
         workspace=(),
@@ -83,6 +90,7 @@ FUNCTIONS = {
     "rfft": dict(
         cupy="cupy.fft.rfft",
         cpu="numpy.fft.rfft",
+        batching="broadcast_all",
         inputs=(("x", "fd", None),),
         outputs=(("out", "x.shape[:-1] + (x.shape[-1] // 2 + 1,)", "np.result_type(x.dtype, np.complex64)"),),
         workspace=(),
@@ -92,6 +100,7 @@ FUNCTIONS = {
     "zeta": dict(
         cupy="cupyx.scipy.special.zeta",
         cpu="scipy.special.zeta",
+        batching="broadcast_all",
         inputs=(("x", "d", None), ("q", "d", None)),
         outputs=(("out", "np.broadcast_shapes(x.shape, q.shape)", "d"),),
         workspace=(),

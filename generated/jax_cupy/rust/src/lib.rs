@@ -15,7 +15,7 @@ extern "C" {}
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_cupy_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:58803f97a8085f5a; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:4fd255a100ec87ca; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.

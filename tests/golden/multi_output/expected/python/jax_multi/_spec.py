@@ -40,6 +40,7 @@ FUNCTIONS = {
     "gaussian_filter": dict(
         cupy="cupyx.scipy.ndimage.gaussian_filter",
         cpu="scipy.ndimage.gaussian_filter",
+        batching="sequential",
         inputs=(("x", "fd", None),),
         outputs=(("out", "x.shape", "x.dtype"),),
         workspace=(),
