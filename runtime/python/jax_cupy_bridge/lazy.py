@@ -11,12 +11,14 @@ XLA FFI handler: no host round trip on GPU, no ``pure_callback``.
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax._src import sharding_impls
 from jax.extend.core import Primitive
 from jax.interpreters import batching, mlir
 
@@ -165,6 +167,13 @@ def _lowering(ctx, *args, delegate):
     for p in platforms:
         if p not in ("cpu", "cuda"):
             raise NotImplementedError(f"{delegate.name}: delegation runs on cpu and cuda, not {p!r}")
+    axis_context = ctx.module_context.axis_context
+    if isinstance(axis_context, sharding_impls.ShardingContext) and axis_context.num_devices > 1:
+        warnings.warn(
+            f"{delegate.name}: delegated calls have no sharding rule yet; under this {axis_context.num_devices}-device "
+            "jit the call runs replicated (its operands are gathered to every device). Inside shard_map it runs per shard.",
+            stacklevel=2,
+        )
     return jax.ffi.ffi_lowering(target)(ctx, *args, callback_id=np.int64(delegate.id))
 
 
