@@ -55,7 +55,10 @@ pub fn doctor(spec: Option<&Path>) -> Result<bool, Error> {
     }
     match python::jaxlib() {
         Ok((_, include)) => match headers::header_api_version(&include) {
-            Some((a, b)) => r.line("FFI headers", &format!("{} (FFI API {a}.{b}; handlers report 0.1)", include.display())),
+            Some((a, b)) => {
+                let (rmaj, rmin) = crate::REPORTED_FFI_API;
+                r.line("FFI headers", &format!("{} (FFI API {a}.{b}; handlers report {rmaj}.{rmin})", include.display()))
+            }
             None => r.problem(&format!("{} has no xla/ffi/api/c_api.h", include.display()), "reinstall jaxlib"),
         },
         Err(_) if !jaxlib.is_empty() => r.problem("jaxlib's include directory was not found", "reinstall jaxlib"),

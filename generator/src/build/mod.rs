@@ -110,10 +110,9 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
     let cuda_fns: Vec<String> =
         pkg.ufuncs.iter().filter(|u| u.platforms.contains(&Platform::Cuda)).map(|u| u.name.clone()).collect();
     let mut kernels_dir = None;
-    if cuda_fns.is_empty() {
-    } else if opts.cuda_archs.is_empty() {
+    if !cuda_fns.is_empty() && opts.cuda_archs.is_empty() {
         step("CUDA kernels skipped (--cuda-arch none): the library is CPU-only");
-    } else {
+    } else if !cuda_fns.is_empty() {
         let tools = python::cuda_tools()?;
         let out = target_dir.join("bridgegen-kernels").join(&pkg.name);
         let runtime_include = root.join("runtime/rust/include");
@@ -164,7 +163,7 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
     }
     // The build's facts, stamped into the library and (as _build.py) the Python package.
     let (hmaj, hmin) = headers::header_api_version(&include).unwrap_or((0, 0));
-    let (rmaj, rmin) = (0, 1);
+    let (rmaj, rmin) = crate::REPORTED_FFI_API;
     summary.jaxlib = jaxlib_version.clone();
     summary.header_ffi_api = format!("{hmaj}.{hmin}");
     summary.reported_ffi_api = format!("{rmaj}.{rmin}");

@@ -110,12 +110,10 @@ impl Nvrtc {
             ptx_size: sym!(b"nvrtcGetPTXSize\0"),
             ptx: sym!(b"nvrtcGetPTX\0"),
             destroy: sym!(b"nvrtcDestroyProgram\0"),
-            _libs: {
-                libs.push(lib);
-                libs
-            },
+            _libs: Vec::new(),
         };
-        Ok(n)
+        libs.push(lib);
+        Ok(Nvrtc { _libs: libs, ..n })
     }
 
     /// Compile one source; a cubin for `sm_XY`, PTX for `compute_XY`. Err holds the log.
@@ -276,9 +274,11 @@ pub fn compile_kernels(req: &Request) -> Result<Result<KernelReport, String>, Er
     }
     std::fs::create_dir_all(out_dir).map_err(|source| Error::Io { path: out_dir.into(), source })?;
 
-    struct Job {
+    let arch_options: Vec<Vec<String>> = archs.iter().map(|a| options(tools, cupy, runtime_include, a)).collect();
+    struct Job<'o> {
         function: String,
         arch: String,
+        options: &'o [String],
         source: String,
         key: String,
     }
@@ -286,15 +286,15 @@ pub fn compile_kernels(req: &Request) -> Result<Result<KernelReport, String>, Er
     for f in functions {
         let path = crate_dir.join(crate::ir::names::kernel_source(f));
         let source = std::fs::read_to_string(&path).map_err(|source| Error::Io { path: path.clone(), source })?;
-        for arch in archs {
+        for (arch, opts) in archs.iter().zip(&arch_options) {
             let mut h = base.clone();
-            for o in options(tools, cupy, runtime_include, arch) {
+            for o in opts {
                 h.update(o.as_bytes());
                 h.update(b"\0");
             }
             h.update(source.as_bytes());
             let key = h.finalize().iter().map(|b| format!("{b:02x}")).collect::<String>();
-            jobs.push(Job { function: f.clone(), arch: arch.clone(), source: source.clone(), key });
+            jobs.push(Job { function: f.clone(), arch: arch.clone(), options: opts, source: source.clone(), key });
         }
     }
 
@@ -319,8 +319,7 @@ pub fn compile_kernels(req: &Request) -> Result<Result<KernelReport, String>, Er
                     Ok(bytes)
                 } else {
                     bar.set_message(format!("{} {}", job.function, job.arch));
-                    let opts = options(tools, cupy, runtime_include, &job.arch);
-                    let r = nvrtc.compile(&job.source, &format!("{}.cu", job.function), &opts, ptx);
+                    let r = nvrtc.compile(&job.source, &format!("{}.cu", job.function), job.options, ptx);
                     if let Ok(bytes) = &r {
                         // Write then rename, so a crash never leaves a truncated cache entry.
                         let tmp = cached_file.with_extension(format!("tmp{}", std::process::id()));

@@ -160,6 +160,14 @@ pub fn bad_range(name: &str) -> Entry {
     e(format!("test range of `{name}` must be [low, high] with low < high"), "bad range", Some(format!("e.g. ranges = {{ {name} = [0.0, 10.0] }}")))
 }
 
+pub fn too_many_cuda_inputs(n: usize, max: usize) -> Entry {
+    e(
+        format!("{n} inputs; CUDA kernels take at most {max}"),
+        "too many inputs for cuda",
+        Some("drop \"cuda\" from this function's platforms".into()),
+    )
+}
+
 pub fn bad_batching(b: &str, known: &[&str]) -> Entry {
     e(
         format!("unknown batching `{b}`"),

@@ -100,9 +100,11 @@ pub struct VarView {
 /// The contract stamped into both halves: generator version, spec hash, FFI API version.
 pub fn contract(pkg: &Package) -> String {
     format!(
-        "bridgegen {}; spec sha256:{}; xla-ffi-api 0.1",
+        "bridgegen {}; spec sha256:{}; xla-ffi-api {}.{}",
         env!("CARGO_PKG_VERSION"),
-        &pkg.spec_hash[..16]
+        &pkg.spec_hash[..16],
+        crate::REPORTED_FFI_API.0,
+        crate::REPORTED_FFI_API.1
     )
 }
 

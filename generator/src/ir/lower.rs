@@ -212,6 +212,9 @@ fn lower_ufunc(
 
     let loops = check_loops(cx, &u.loops, inputs.len(), outputs.len());
     let platforms = u.platforms.as_ref().map_or_else(|| default_platforms.clone(), |p| check_platforms(cx, p));
+    if platforms.contains(&Platform::Cuda) && inputs.len() > MAX_CUDA_INPUTS {
+        cx.err(u.inputs.span(), catalog::too_many_cuda_inputs(inputs.len(), MAX_CUDA_INPUTS));
+    }
 
     let mut derivatives = BTreeMap::new();
     for (k, v) in u.derivatives.iter().flatten() {
@@ -263,6 +266,10 @@ fn lower_ufunc(
         test,
     })
 }
+
+/// Inputs a CUDA kernel takes (`MAX_INPUTS` in runtime/rust/src/cuda/mod.rs, the size of
+/// the kernel's `Geometry`).
+const MAX_CUDA_INPUTS: usize = 8;
 
 /// How `[[function]]` wrappers may batch under vmap (cupy_lazy_apply's vmap_method).
 const BATCHING: &[&str] = &["sequential", "expand_dims", "broadcast_all"];

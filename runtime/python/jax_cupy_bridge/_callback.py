@@ -154,9 +154,9 @@ def library() -> ctypes.CDLL:
             lib = ctypes.CDLL(path)
             lib.bg_callback_set_dispatcher.argtypes = [ctypes.c_void_p]
             lib.bg_callback_set_dispatcher(ctypes.cast(_DISPATCHER, ctypes.c_void_p))
-            _library.register_plain(lib, TARGET, "bg_callback_cpu", "cpu")
-            _library.register_plain(lib, TARGET, "bg_callback_cuda", "cuda")
-            _library.register_plain(lib, TARGET_GRAPH, "bg_callback_cuda_graph", "cuda")
+            _library.register_handler(lib, TARGET, "bg_callback_cpu", "cpu")
+            _library.register_handler(lib, TARGET, "bg_callback_cuda", "cuda", instantiate=False)
+            _library.register_handler(lib, TARGET_GRAPH, "bg_callback_cuda_graph", "cuda", instantiate=False)
             jax.devices()  # surface registration errors here, not at backend start
             _lib = lib
     return _lib

@@ -105,17 +105,15 @@ def cuda_archs(lib: ctypes.CDLL, symbol: str) -> tuple[str, ...]:
     return tuple(fn().decode().split())
 
 
-def register_handler(lib: ctypes.CDLL, target: str, symbol: str, platform: str) -> None:
+def register_handler(lib: ctypes.CDLL, target: str, symbol: str, platform: str, *, instantiate: bool | None = None) -> None:
     """Register one handler symbol of ``lib`` as XLA FFI target ``target``.
 
-    CUDA handlers are registered for the INSTANTIATE stage too: that is when they load
-    their kernels, once, before any call can run under graph capture.
+    Generated CUDA handlers are registered for the INSTANTIATE stage too (default for
+    ``platform == "cuda"``): that is when they load their kernels, once, before any call
+    can run under graph capture. Handlers with nothing to load pass ``instantiate=False``.
     """
     capsule = jax.ffi.pycapsule(getattr(lib, symbol))
-    handler = {"instantiate": capsule, "execute": capsule} if platform == "cuda" else capsule
+    if instantiate is None:
+        instantiate = platform == "cuda"
+    handler = {"instantiate": capsule, "execute": capsule} if instantiate else capsule
     jax.ffi.register_ffi_target(target, handler, platform=_XLA_PLATFORM[platform])
-
-
-def register_plain(lib: ctypes.CDLL, target: str, symbol: str, platform: str) -> None:
-    """Register ``symbol`` for the EXECUTE stage only (handlers with nothing to load)."""
-    jax.ffi.register_ffi_target(target, jax.ffi.pycapsule(getattr(lib, symbol)), platform=_XLA_PLATFORM[platform])

@@ -29,8 +29,10 @@ pub struct Ufunc {
 
 /// Merged dimensions a kernel handles (`bridgegen::kMaxDims` in kernel.cuh).
 pub const MAX_DIMS: usize = 8;
-/// Inputs a kernel handles.
+/// Inputs a kernel handles (the generator refuses CUDA functions with more).
 pub const MAX_INPUTS: usize = 8;
+/// `Geometry<MAX_INPUTS>` in 64-bit words; a kernel with fewer inputs reads a prefix.
+const GEOMETRY_WORDS: usize = 2 + MAX_DIMS * (1 + MAX_INPUTS);
 
 /// Handler body shared by every CUDA ufunc.
 ///
@@ -41,15 +43,18 @@ pub unsafe fn run_ufunc(frame: *mut XLA_FFI_CallFrame, uf: &Ufunc) -> *mut XLA_F
 }
 
 /// `bridgegen::Geometry<nin>` of kernel.cuh as 64-bit words: n, ndim, shape[8],
-/// strides[nin][8] (input strides in elements).
-pub fn geometry(b: &Broadcast, nin: usize) -> Result<Vec<i64>, FfiError> {
+/// strides[nin][8] (input strides in elements). On the stack: built on every call.
+pub fn geometry(b: &Broadcast, nin: usize) -> Result<[i64; GEOMETRY_WORDS], FfiError> {
     let ndim = b.shape.len();
     if ndim > MAX_DIMS {
         return Err(FfiError::invalid(format!(
             "operands broadcast to {ndim} dimensions that cannot be merged; CUDA kernels handle {MAX_DIMS}"
         )));
     }
-    let mut words = vec![0i64; 2 + MAX_DIMS * (1 + nin)];
+    if nin > MAX_INPUTS {
+        return Err(FfiError::invalid(format!("{nin} inputs; CUDA kernels handle {MAX_INPUTS}")));
+    }
+    let mut words = [0i64; GEOMETRY_WORDS];
     words[0] = b.total();
     words[1] = ndim as i64;
     words[2..2 + ndim].copy_from_slice(&b.shape);
@@ -90,9 +95,6 @@ fn execute(call: &Call, uf: &Ufunc) -> Result<(), FfiError> {
     let bufs = elementwise::operands(call, uf.nin, uf.nout)?;
     let index = elementwise::find_loop(uf.loops, |l| l, &bufs, uf.nin)?;
     let shape = elementwise::output_shape(&bufs, uf.nin)?;
-    if uf.nin > MAX_INPUTS {
-        return Err(FfiError::invalid(format!("{} inputs; CUDA kernels handle {MAX_INPUTS}", uf.nin)));
-    }
     let dims: Vec<&[i64]> = bufs.iter().map(|b| b.dims).collect();
     let broadcast = Broadcast::new(&dims, &shape, uf.nin)?;
     let n = broadcast.total();
@@ -137,7 +139,11 @@ fn execute(call: &Call, uf: &Ufunc) -> Result<(), FfiError> {
             std::ptr::null_mut(),
         )
     };
-    d.check(rc, &format!("launching the kernel on device {ordinal}"))
+    if rc != CUDA_SUCCESS {
+        // Formatted only on failure: this runs on every call.
+        return Err(FfiError::internal(format!("launching the kernel on device {ordinal} failed: {}", d.error_name(rc))));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -148,7 +154,7 @@ mod tests {
     fn geometry_matches_the_kernel_struct() {
         let b = Broadcast::new(&[&[1, 3], &[2, 1], &[2, 3]], &[2, 3], 2).unwrap();
         let g = geometry(&b, 2).unwrap();
-        assert_eq!(g.len(), 2 + 8 * 3);
+        assert_eq!(g.len(), 2 + 8 * 9);
         assert_eq!(&g[..4], &[6, 2, 2, 3]);
         assert_eq!(&g[10..12], &[0, 1]); // input 0
         assert_eq!(&g[18..20], &[1, 0]); // input 1
