@@ -47,6 +47,22 @@ def timeit(fn, sync, budget=1.0, min_reps=5, max_reps=2000):
     return statistics.median(times)
 
 
+def timeit_pipelined(fn, sync, k=10, budget=1.0, min_reps=5):
+    """Per-call time of k calls issued back to back and one wait: the steady-state cost
+    when the host's dispatch overlaps the previous call's kernel (what a loop over large
+    arrays pays), as opposed to `timeit`'s one call and a wait."""
+    sync(fn())
+    times = []
+    start = time.perf_counter()
+    while len(times) < min_reps or time.perf_counter() - start < budget:
+        t0 = time.perf_counter()
+        outs = [fn() for _ in range(k)]
+        sync(outs[-1])
+        times.append((time.perf_counter() - t0) / k)
+        del outs
+    return statistics.median(times)
+
+
 def jax_sync(x):
     return jax.block_until_ready(x)
 
@@ -79,7 +95,9 @@ def buffer_callback_fn(cupy_fn, shape, dtype):
 RANGES = {"gammaln": (0.1, 100.0), "digamma": (0.1, 100.0), "cosdg": (-720.0, 720.0), "exp2": (-20.0, 20.0)}
 # Kernel throughput at the largest size: functions CuPy also implements (digamma with the
 # same xsf code; the others with CUDA's math library or its own Cephes ports).
-THROUGHPUT = ["digamma", "ndtr", "cbrt", "exp2", "cosdg"]
+# Paths also timed back to back (`timeit_pipelined`) at the largest size.
+PIPELINED = ["bridge", "jax.scipy", "cupy eager"]
+THROUGHPUT = ["digamma", "ndtr", "expit", "cbrt", "exp2", "cosdg"]
 
 
 def paths(name, n, dtype, full=True):
@@ -107,12 +125,22 @@ def paths(name, n, dtype, full=True):
     return out
 
 
-def loop_paths(n=1 << 10, iters=100):
-    x = jax.device_put(np.linspace(0.5, 5.0, n).astype(np.float32), jax.devices("cuda")[0])
+# Loop bodies: "fused" feeds each call `acc * 0.5 + v`, which XLA fuses into its own
+# gammaln kernel but must launch separately before a custom call (two kernels per
+# iteration against one); "chained" calls the function on the previous result alone, one
+# kernel per iteration on every path.
+LOOP_BODIES = {
+    "fused": lambda f, acc, v: f(acc * 0.5 + v),
+    "chained": lambda f, acc, v: f(acc),
+}
+
+
+def loop_paths(body, n=1 << 10, iters=100):
+    x = jax.device_put(np.linspace(2.5, 3.5, n).astype(np.float32), jax.devices("cuda")[0])
     bc = buffer_callback_fn(cps.gammaln, (n,), np.float32)
 
     def looped(f):
-        return jax.jit(lambda v: jax.lax.fori_loop(0, iters, lambda i, acc: f(acc * 0.5 + v), v))
+        return jax.jit(lambda v: jax.lax.fori_loop(0, iters, lambda i, acc: body(f, acc, v), v))
 
     return {
         "bridge": looped(jax_xsf.gammaln),
@@ -129,14 +157,19 @@ def run(quick=False):
             for n in sizes if name == "gammaln" else sizes[-1:]:
                 for path, (fn, sync) in paths(name, n, dtype, full=name == "gammaln").items():
                     t = timeit(fn, sync)
-                    rows.append(dict(function=name, dtype=dtype, n=n, path=path, seconds=t))
-                    print(f"{name:8s} {dtype:8s} 2^{n.bit_length() - 1:<3d} {path:16s} {t * 1e6:10.1f} us", flush=True)
-    loops, x, iters = loop_paths()
+                    row = dict(function=name, dtype=dtype, n=n, path=path, seconds=t)
+                    if n == sizes[-1] and path in PIPELINED:
+                        row["seconds_pipelined"] = timeit_pipelined(fn, sync)
+                    rows.append(row)
+                    piped = f"{row['seconds_pipelined'] * 1e6:10.1f} us back to back" if "seconds_pipelined" in row else ""
+                    print(f"{name:8s} {dtype:8s} 2^{n.bit_length() - 1:<3d} {path:16s} {t * 1e6:10.1f} us {piped}", flush=True)
     loop_rows = []
-    for path, f in loops.items():
-        t = timeit(lambda f=f: f(x), jax_sync)
-        loop_rows.append(dict(path=path, seconds_per_iteration=t / iters))
-        print(f"fori_loop {path:16s} {t / iters * 1e6:8.2f} us/iteration", flush=True)
+    for body in LOOP_BODIES:
+        loops, x, iters = loop_paths(LOOP_BODIES[body])
+        for path, f in loops.items():
+            t = timeit(lambda f=f: f(x), jax_sync)
+            loop_rows.append(dict(body=body, path=path, seconds_per_iteration=t / iters))
+            print(f"fori_loop {body:8s} {path:16s} {t / iters * 1e6:8.2f} us/iteration", flush=True)
     # Device-to-device copy bandwidth (read + write), as the memory-bound yardstick.
     n = sizes[-1]
     copies = {}
@@ -177,13 +210,26 @@ def table(res):
             + f" | {b / by[(f, d, n, 'cupy eager')]:.2f}× | {vs_jax} |"
         )
     lines.append("")
-    native = next(r["seconds_per_iteration"] for r in res["loop"] if r["path"] == "jax.scipy")
-    lines.append("| fori_loop of 100 gammaln calls, 2^10 float32 | µs per iteration | / native |")
-    lines.append("|---|---|---|")
+    lines.append("| fori_loop of 100 gammaln calls, 2^10 float32 | loop body | µs per iteration | / native |")
+    lines.append("|---|---|---|---|")
     for r in res["loop"]:
-        lines.append(f"| {r['path']} | {r['seconds_per_iteration'] * 1e6:.2f} | {r['seconds_per_iteration'] / native:.2f}× |")
+        native = next(q["seconds_per_iteration"] for q in res["loop"] if q["path"] == "jax.scipy" and q["body"] == r["body"])
+        lines.append(
+            f"| {r['path']} | {r['body']} | {r['seconds_per_iteration'] * 1e6:.2f} | {r['seconds_per_iteration'] / native:.2f}× |"
+        )
     lines.append("")
     n = max(r["n"] for r in res["rows"])
+    piped = {(r["function"], r["dtype"], r["path"]): r["seconds_pipelined"] for r in res["rows"] if "seconds_pipelined" in r}
+    if piped:
+        lines.append(f"Back to back at 2^{n.bit_length() - 1} (10 calls, one wait; µs per call):")
+        lines.append("")
+        lines.append("| function | dtype | " + " | ".join(PIPELINED) + " | bridge / cupy | bridge / jax.scipy |")
+        lines.append("|---|---|" + "---|" * (len(PIPELINED) + 2))
+        for f, d in sorted({(f, d) for f, d, _ in piped}, key=lambda k: (k[0] != "gammaln", k)):
+            b, j, c = (piped.get((f, d, p)) for p in PIPELINED)
+            cells = [f"{piped[(f, d, p)] * 1e6:,.1f}" if (f, d, p) in piped else "—" for p in PIPELINED]
+            lines.append(f"| {f} | {d} | " + " | ".join(cells) + f" | {b / c:.2f}× | " + (f"{b / j:.2f}× |" if j else "— |"))
+        lines.append("")
     lines.append(f"Effective bandwidth at 2^{n.bit_length() - 1} (bytes read + written / time) against a device-to-device copy:")
     lines.append("")
     for f in THROUGHPUT:
@@ -192,10 +238,18 @@ def table(res):
                 size = np.dtype(d).itemsize
                 bw = 2 * n * size / by[(f, d, n, "bridge")]
                 cbw = 2 * n * size / by[(f, d, n, "cupy eager")]
-                lines.append(
-                    f"- {f} {d}: bridge {bw / 1e9:.0f} GB/s ({bw / res['copy_bandwidth'][d]:.0%} of the copy's "
-                    f"{res['copy_bandwidth'][d] / 1e9:.0f} GB/s), CuPy {cbw / 1e9:.0f} GB/s ({cbw / res['copy_bandwidth'][d]:.0%})"
+                copy = res["copy_bandwidth"][d]
+                line = (
+                    f"- {f} {d}: bridge {bw / 1e9:.0f} GB/s ({bw / copy:.0%} of the copy's {copy / 1e9:.0f} GB/s)"
                 )
+                if (f, d, "bridge") in piped:
+                    pbw = 2 * n * size / piped[(f, d, "bridge")]
+                    line += f", back to back {pbw / 1e9:.0f} GB/s ({pbw / copy:.0%})"
+                line += f"; CuPy {cbw / 1e9:.0f} GB/s ({cbw / copy:.0%})"
+                if (f, d, "jax.scipy") in piped:
+                    jbw = 2 * n * size / piped[(f, d, "jax.scipy")]
+                    line += f"; jax.scipy back to back {jbw / 1e9:.0f} GB/s ({jbw / copy:.0%})"
+                lines.append(line)
     return "\n".join(lines)
 
 
@@ -207,9 +261,9 @@ if __name__ == "__main__":
     env = environment()
     res = run(args.quick)
     res["environment"] = env
-    print()
-    print(json.dumps(env))
-    print(table(res))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(res, f, indent=1)
+    print()
+    print(json.dumps(env))
+    print(table(res))

@@ -3,6 +3,8 @@ function through jax_cupy_bridge.cupy_lazy_apply, jax.experimental.buffer_callba
 on XLA's stream, and jax.pure_callback (host round trip), plus eager CuPy, at 2^10, 2^20
 and 2^26 float32 elements, in one run.
 
+`cupy_lazy_apply` and buffer_callback both run `cupy.sin(x, out=out)` into XLA's output;
+"lazy, returning" lets cupy.sin allocate its result (from the call's arena) and copies it.
 Run: python bench/lazy_gpu.py [--json out.json]. Targets (issue: delegation): at 2^10
 <= 0.8 x buffer_callback, never slower than it, and within 5 % of eager CuPy at 2^26.
 """
@@ -31,10 +33,14 @@ def run():
         host = np.random.default_rng(0).uniform(-3, 3, n).astype(np.float32)
         x = jax.device_put(host, jax.devices("cuda")[0])
         xc = cupy.asarray(host)
-        bridge = jax.jit(lambda v: cupy_lazy_apply(cupy.sin, v))
+        # Same work as the buffer_callback path: cupy.sin writing into XLA's output.
+        bridge = jax.jit(lambda v: cupy_lazy_apply(cupy.sin, v, out_arg=True))
+        # cupy.sin returning a new array (from the call's arena), copied into XLA's output.
+        returning = jax.jit(lambda v: cupy_lazy_apply(cupy.sin, v))
         bc = buffer_callback_fn(cupy.sin, host.shape, host.dtype)
         paths = {
             "cupy_lazy_apply": (lambda: bridge(x), jax_sync),
+            "lazy, returning": (lambda: returning(x), jax_sync),
             "buffer_callback": (lambda: bc(x), jax_sync),
             "cupy eager": (lambda: cupy.sin(xc), cupy_sync),
         }
@@ -50,7 +56,7 @@ def run():
 
 def table(rows):
     by = {(r["n"], r["path"]): r["seconds"] for r in rows}
-    cols = ["cupy_lazy_apply", "buffer_callback", "pure_callback", "cupy eager"]
+    cols = ["cupy_lazy_apply", "lazy, returning", "buffer_callback", "pure_callback", "cupy eager"]
     out = ["| n (float32) | " + " | ".join(cols) + " | lazy / buffer_callback | lazy / eager CuPy |", "|---|" + "---|" * (len(cols) + 2)]
     for n in SIZES:
         cells = [f"{by[(n, c)] * 1e6:,.1f} µs" if (n, c) in by else "—" for c in cols]

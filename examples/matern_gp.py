@@ -20,6 +20,7 @@ import numpy as np
 
 jax.config.update("jax_enable_x64", True)
 import jax_xsf  # noqa: E402
+from student_t import fit, student_t_logpdf  # noqa: E402  (examples/student_t.py)
 
 NU = 1.3  # Matérn smoothness: between the closed forms at 1/2 and 3/2
 
@@ -32,13 +33,6 @@ def matern(r, lengthscale, nu=NU):
     return jnp.where(z > 0, k, 1.0)
 
 
-def student_t_logpdf(resid, scale, dof):
-    return (
-        jax_xsf.gammaln((dof + 1) / 2) - jax_xsf.gammaln(dof / 2) - 0.5 * jnp.log(dof * jnp.pi) - jnp.log(scale)
-        - (dof + 1) / 2 * jnp.log1p((resid / scale) ** 2 / dof)
-    )  # fmt: skip
-
-
 def loss(params, x, y):
     """Negative log-likelihood: the GP posterior mean at the data (a kernel smoother with
     the Matérn kernel) and Student-t residuals."""
@@ -47,19 +41,6 @@ def loss(params, x, y):
     k = matern(r, lengthscale)
     mean = k @ jnp.linalg.solve(k + noise * jnp.eye(x.shape[0]), y)
     return -jnp.mean(student_t_logpdf(y - mean, scale, dof))
-
-
-def fit(x, y, inits, steps=150, lr=0.05):
-    grad = jax.grad(loss)
-
-    def one(p0):
-        def step(p, _):
-            return p - lr * grad(p, x, y), None
-
-        p, _ = jax.lax.scan(step, p0, None, length=steps)
-        return p, loss(p, x, y)
-
-    return jax.jit(jax.vmap(one))(inits)
 
 
 def data(n, seed=0):
@@ -73,7 +54,7 @@ def main(n=60, steps=150, restarts=4):
     x, y = data(n)
     inits = jnp.log(jnp.array([[1.0, 0.1, 0.2, 5.0]] * restarts)) + 0.1 * jnp.arange(restarts)[:, None]
     start = jax.vmap(lambda p: loss(p, x, y))(inits)
-    params, final = fit(x, y, inits, steps)
+    params, final = fit(loss, x, y, inits, steps, lr=0.05)
     best = int(jnp.argmin(final))
     lengthscale, noise, scale, dof = np.exp(np.asarray(params[best]))
     print(f"loss: {float(start[best]):.4f} -> {float(final[best]):.4f}")

@@ -6,12 +6,7 @@
 # gpu-results/). See docs/gpu.md.
 #   usage: bash scripts/gpu_run.sh [tests|sanitizer|bench]...   (default: all three)
 set -uo pipefail
-cd "$(dirname "$0")/.."
-OUT="${OUT:-gpu-results}"
-mkdir -p "$OUT"
-SITE="${BRIDGEGEN_SITE:-/tmp/bridgegen-site}"
-python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target "$SITE" dist-gpu/*.whl || exit 1
-export PYTHONPATH="$SITE${PYTHONPATH:+:$PYTHONPATH}"
+source "$(dirname "$0")/gpu_site.sh"
 export BRIDGEGEN_REQUIRE_GPU=1
 # CuPy (tests compare with cupyx) and XLA share the GPU: leave CuPy room.
 export XLA_PYTHON_CLIENT_MEM_FRACTION="${XLA_PYTHON_CLIENT_MEM_FRACTION:-0.6}"

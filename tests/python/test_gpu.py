@@ -77,26 +77,34 @@ def test_matches_cupy(name, sig):
     want = want if isinstance(want, tuple) else (want,)
     got = jax.jit(getattr(jax_xsf, name))(*jax.device_put(args, gpu()))
     got = got if isinstance(got, tuple) else (got,)
-    for g, w in zip(got, want):
+    # Near a zero or a branch point of an output (condition number > 10, from SciPy)
+    # allowances grow with the condition number, as in test_accuracy.
+    ref_args = [a.astype(np.complex128 if a.dtype.kind == "c" else np.float64) for a in args]
+    with np.errstate(all="ignore"):
+        ref = scipy_function(u)(*ref_args)
+    ref = ref if isinstance(ref, tuple) else (ref,)
+    kappas = condition_numbers(scipy_function(u), ref_args, [np.asarray(r) for r in ref])
+    for k, (g, w) in enumerate(zip(got, want)):
         g, w = np.asarray(g), cupy.asnumpy(w)
         if w.dtype != g.dtype:
             pytest.skip(f"CuPy's {name} returns {w.dtype} for {sig}")
         assert np.array_equal(np.isnan(g), np.isnan(w)), f"{name}[{sig}]: NaN pattern differs from CuPy"
         both = np.isfinite(g) & np.isfinite(w)
         assert np.array_equal(g[~both & ~np.isnan(g)], w[~both & ~np.isnan(w)]), f"{name}[{sig}]: infinities differ"
+        kappa = kappas[k]
         if strict:
+            # The same xsf code with the same options: 2 ulp where the function is well
+            # conditioned. Where it is not, the ulp of difference that inlining into another
+            # kernel may bring (FMA contraction) is amplified like any other error.
+            ulps = 2 * np.where(kappa > KAPPA_NEAR_ZERO, kappa, 1.0)[both]
             parts = [(g.real, w.real), (g.imag, w.imag)] if np.iscomplexobj(g) else [(g, w)]
             for gp, wp in parts:
                 d = ulp_distance(np.ascontiguousarray(gp[both]), np.ascontiguousarray(wp[both]))
-                assert d.max(initial=0) <= 2, f"{name}[{sig}]: {d.max()} ulp from CuPy's xsf kernel"
+                worst = int(np.argmax(d / ulps)) if d.size else 0
+                assert d.size == 0 or d[worst] <= ulps[worst], (
+                    f"{name}[{sig}]: {d[worst]} ulp from CuPy's xsf kernel (allowed {ulps[worst]:.3g})"
+                )
         else:
-            # Different algorithms: near a zero of the function (condition number > 10, from
-            # SciPy) the allowance grows with the condition number, as in test_accuracy.
-            ref_args = [a.astype(np.complex128 if a.dtype.kind == "c" else np.float64) for a in args]
-            with np.errstate(all="ignore"):
-                ref = scipy_function(u)(*ref_args)
-            ref = ref if isinstance(ref, tuple) else (ref,)
-            kappa = condition_numbers(scipy_function(u), ref_args, [np.asarray(r) for r in ref])[0]
             tol = 1e-4 if g.dtype in (np.float32, np.complex64) else 1e-10
             allowed = tol * np.where(kappa > KAPPA_NEAR_ZERO, kappa, 1.0)[both]
             with np.errstate(all="ignore"):
@@ -141,8 +149,9 @@ def test_transposed_and_sliced_inputs():
     xs = jax.device_put(x, gpu())
     f = jax.jit(lambda v: (jax_xsf.gammaln(v.T), jax_xsf.gammaln(v[::3, 1::2])))
     t, s = f(xs)
-    np.testing.assert_allclose(np.asarray(t), sc.gammaln(x.T), rtol=1e-13)
-    np.testing.assert_allclose(np.asarray(s), sc.gammaln(x[::3, 1::2]), rtol=1e-13)
+    # atol: near gammaln's zeros (x = 1, 2) relative differences of an ulp are large.
+    np.testing.assert_allclose(np.asarray(t), sc.gammaln(x.T), rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(np.asarray(s), sc.gammaln(x[::3, 1::2]), rtol=1e-13, atol=1e-15)
 
 
 def test_inside_scan_and_fori_loop():

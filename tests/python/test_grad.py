@@ -41,8 +41,15 @@ def real_loop(u):
     return any(s.split(" as ")[0].split("->")[0] == "d" * len(u["inputs"]) for s in u["loops"])
 
 
-@pytest.mark.parametrize("u", [u for u in RULES if real_loop(u)], ids=lambda u: u["name"])
-@pytest.mark.parametrize("platform", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def cases():
+    for u in RULES:
+        if real_loop(u):
+            yield pytest.param(u, "cpu", id=f"cpu-{u['name']}")
+            if "cuda" in u.get("platforms", ["cpu", "cuda"]):
+                yield pytest.param(u, "cuda", id=f"cuda-{u['name']}", marks=pytest.mark.gpu)
+
+
+@pytest.mark.parametrize("u,platform", cases())
 def test_check_grads(u, platform):
     f = getattr(jax_xsf, u["name"])
     x = point(u)

@@ -388,3 +388,12 @@ def test_vmap_without_a_method_is_a_clear_error():
         jax.vmap(lambda x: cupy_lazy_apply(np.sin, x))(np.ones((2, 3)))
     with pytest.raises(ValueError, match="vmap_method must be one of"):
         cupy_lazy_apply(np.sin, np.ones(2), vmap_method="loop")
+
+
+def test_cupy_has_the_allocator_hooks_the_gpu_path_uses():
+    # jax_cupy_bridge._cupy.CallContext switches CuPy's thread-local allocator through these
+    # private functions (what cupy.cuda.using_allocator calls) on every GPU call; a CuPy
+    # release that renames them must fail here, on CPU, not on a GPU user's first call.
+    memory = pytest.importorskip("cupy.cuda.memory")
+    assert callable(memory._get_thread_local_allocator)
+    assert callable(memory._set_thread_local_allocator)

@@ -204,9 +204,9 @@ fn hash_tree(dir: &Path, h: &mut Sha256) -> Result<(), Error> {
 }
 
 /// The options CuPy 14 passes to NVRTC for its elementwise kernels (cupy-xsf reference
-/// §2.3), plus the include directories of xsf's `"xsf/…"` spelling and of bridgegen's
-/// kernel header. `--device-as-default-execution-space` is essential: many xsf functions
-/// carry no `__device__` annotation.
+/// §2.3), plus the include directories of xsf's `"xsf/…"` spelling, of bridgegen's
+/// kernel header and of its stand-in `<cmath>`. `--device-as-default-execution-space` is
+/// essential: many xsf functions carry no `__device__` annotation.
 fn options(tools: &CudaTools, cupy: &Path, runtime_include: &Path, arch: &str) -> Vec<String> {
     let mut o = vec![
         format!("-I{}", cupy.join("cupy/_cccl/cub").display()),
@@ -224,6 +224,8 @@ fn options(tools: &CudaTools, cupy: &Path, runtime_include: &Path, arch: &str) -
         "--device-as-default-execution-space".into(),
         format!("-I{}", cupy.join("cupy").display()),
         format!("-I{}", runtime_include.display()),
+        // Stand-ins for the C++ headers NVRTC lacks (runtime/rust/include/nvrtc/).
+        format!("-I{}", runtime_include.join("nvrtc").display()),
     ]);
     o
 }

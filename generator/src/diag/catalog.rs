@@ -188,6 +188,14 @@ pub fn bad_cuda_stack(max: u32) -> Entry {
     )
 }
 
+pub fn cuda_expr_without_cuda() -> Entry {
+    e(
+        "cuda_expr on a function without the cuda platform".into(),
+        "no CUDA kernels use this",
+        Some("add \"cuda\" to platforms, or remove cuda_expr".into()),
+    )
+}
+
 pub fn bad_tolerance() -> Entry {
     e("tolerance must be a positive number below 1".into(), "bad tolerance", Some("relative tolerances look like 1e-13 (float64) or 1e-5 (float32)".into()))
 }

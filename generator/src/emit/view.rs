@@ -86,6 +86,8 @@ pub struct LoopView {
     pub outs: Vec<VarView>,
     pub statement: bool,
     pub expr: String,
+    /// What the CUDA kernel evaluates: `expr` unless the spec gives a `cuda_expr`.
+    pub cuda_expr: String,
 }
 
 #[derive(Serialize)]
@@ -148,9 +150,11 @@ pub fn package_view(pkg: &Package, runtime_path: &str) -> PackageView {
 
 fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
     let statement = matches!(u.expr, Expr::Statement(_));
-    let expr = match &u.expr {
+    let text = |e: &Expr| match e {
         Expr::Value(s) | Expr::Statement(s) => s.trim().to_string(),
     };
+    let expr = text(&u.expr);
+    let cuda_expr = u.cuda_expr.as_ref().map_or_else(|| expr.clone(), text);
     let loops = u
         .loops
         .iter()
@@ -171,6 +175,7 @@ fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
                 .collect(),
             statement,
             expr: expr.clone(),
+            cuda_expr: cuda_expr.clone(),
         })
         .collect();
     let params = u.inputs.join(", ");
@@ -228,6 +233,11 @@ fn docstring(u: &Ufunc) -> String {
     s.push_str(&format!("    Type loops: {}.\n", loops.join(", ")));
     let plats: Vec<&str> = u.platforms.iter().map(|p| p.as_str()).collect();
     s.push_str(&format!("    Platforms: {}.", plats.join(", ")));
+    if let Some(Expr::Value(e) | Expr::Statement(e)) = &u.cuda_expr {
+        s.push_str(&format!("\n    On CUDA devices computed as ``{}`` instead of ``{}``.", e.trim(), match &u.expr {
+            Expr::Value(x) | Expr::Statement(x) => x.trim(),
+        }));
+    }
     if u.outputs.len() > 1 {
         s.push_str(&format!("\n    Returns a tuple ({}).", u.outputs.join(", ")));
     }

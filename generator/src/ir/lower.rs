@@ -187,31 +187,17 @@ fn lower_ufunc(
         None => vec!["out".to_string()],
     };
 
-    // Expression: every free variable must be an input (or, with several outputs, an output).
-    let expr_text = u.expr.get_ref();
-    let mut known: Vec<String> = inputs.clone();
-    if outputs.len() > 1 {
-        known.extend(outputs.iter().cloned());
-    }
-    let free = cpp_free_names(expr_text);
-    for n in &free {
-        if !known.contains(&n.text) {
-            cx.err(inner(&u.expr.span(), n.offset, n.text.len()), catalog::unknown_variable(&n.text, &known));
-        }
-    }
-    let expr = if outputs.len() > 1 {
-        for o in &outputs {
-            if !free.iter().any(|n| &n.text == o) {
-                cx.err(u.expr.span(), catalog::unused_output(o));
-            }
-        }
-        Expr::Statement(expr_text.clone())
-    } else {
-        Expr::Value(expr_text.clone())
-    };
+    // Expressions: every free variable must be an input (or, with several outputs, an output).
+    let expr = check_expr(cx, &u.expr, &inputs, &outputs);
+    let cuda_expr = u.cuda_expr.as_ref().map(|e| check_expr(cx, e, &inputs, &outputs));
 
     let loops = check_loops(cx, &u.loops, inputs.len(), outputs.len());
     let platforms = u.platforms.as_ref().map_or_else(|| default_platforms.clone(), |p| check_platforms(cx, p));
+    if let Some(e) = &u.cuda_expr {
+        if !platforms.contains(&Platform::Cuda) {
+            cx.err(e.span(), catalog::cuda_expr_without_cuda());
+        }
+    }
     if platforms.contains(&Platform::Cuda) && inputs.len() > MAX_CUDA_INPUTS {
         cx.err(u.inputs.span(), catalog::too_many_cuda_inputs(inputs.len(), MAX_CUDA_INPUTS));
     }
@@ -256,6 +242,7 @@ fn lower_ufunc(
         outputs,
         prelude: u.prelude.as_ref().map(|p| p.get_ref().trim().to_string()).unwrap_or_default(),
         expr,
+        cuda_expr,
         loops,
         platforms,
         cuda_stack,
@@ -277,6 +264,31 @@ const BATCHING: &[&str] = &["sequential", "expand_dims", "broadcast_all"];
 /// The largest per-thread device stack a spec may ask for (CUDA's own limit is 512 KiB;
 /// every resident thread reserves it, so more than this is surely a mistake).
 const MAX_CUDA_STACK: u32 = 65536;
+
+/// A C++ expression (`expr`, `cuda_expr`) over the inputs; with several outputs, a statement
+/// that must assign each of them.
+fn check_expr(cx: &mut Ctx, text: &Spanned<String>, inputs: &[String], outputs: &[String]) -> Expr {
+    let mut known: Vec<String> = inputs.to_vec();
+    if outputs.len() > 1 {
+        known.extend(outputs.iter().cloned());
+    }
+    let free = cpp_free_names(text.get_ref());
+    for n in &free {
+        if !known.contains(&n.text) {
+            cx.err(inner(&text.span(), n.offset, n.text.len()), catalog::unknown_variable(&n.text, &known));
+        }
+    }
+    if outputs.len() > 1 {
+        for o in outputs {
+            if !free.iter().any(|n| &n.text == o) {
+                cx.err(text.span(), catalog::unused_output(o));
+            }
+        }
+        Expr::Statement(text.get_ref().clone())
+    } else {
+        Expr::Value(text.get_ref().clone())
+    }
+}
 
 fn check_loops(cx: &mut Ctx, loops: &Spanned<Vec<Spanned<String>>>, nin: usize, nout: usize) -> Vec<Loop> {
     if loops.get_ref().is_empty() {

@@ -77,6 +77,8 @@ pub struct Ufunc {
     /// C++ helpers emitted after the headers (empty if none).
     pub prelude: String,
     pub expr: Expr,
+    /// What the CUDA kernels evaluate instead of `expr`, if the spec says (`cuda_expr`).
+    pub cuda_expr: Option<Expr>,
     pub loops: Vec<Loop>,
     pub platforms: BTreeSet<Platform>,
     /// Bytes of device stack per thread the kernels need (0: what the compiler reserves).

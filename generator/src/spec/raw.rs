@@ -42,6 +42,10 @@ pub struct RawUfunc {
     #[serde(default)]
     pub prelude: Option<Spanned<String>>,
     pub expr: Spanned<String>,
+    /// The expression the CUDA kernels evaluate instead of `expr` (e.g. CUDA's own `lgamma`,
+    /// as CuPy does), when it is faster on the device.
+    #[serde(default)]
+    pub cuda_expr: Option<Spanned<String>>,
     pub loops: Spanned<Vec<Spanned<String>>>,
     /// Device stack (bytes per thread) for functions that recurse on the GPU.
     #[serde(default)]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import itertools
+import math
 import os
 import threading
 import traceback
@@ -25,9 +26,11 @@ import numpy as np
 from . import _library
 
 _XLA_DTYPES = {
-    1: np.bool_, 2: np.int8, 3: np.int16, 4: np.int32, 5: np.int64, 6: np.uint8, 7: np.uint16,
-    8: np.uint32, 9: np.uint64, 10: np.float16, 11: np.float32, 12: np.float64, 15: np.complex64,
-    18: np.complex128,
+    k: np.dtype(v) for k, v in {
+        1: np.bool_, 2: np.int8, 3: np.int16, 4: np.int32, 5: np.int64, 6: np.uint8, 7: np.uint16,
+        8: np.uint32, 9: np.uint64, 10: np.float16, 11: np.float32, 12: np.float64, 15: np.complex64,
+        18: np.complex128,
+    }.items()
 }  # fmt: skip
 
 
@@ -85,16 +88,16 @@ def live_ids() -> int:
 
 
 def buffer_info(b: _Buffer) -> tuple[int, tuple[int, ...], np.dtype]:
-    shape = tuple(b.dims[k] for k in range(b.rank))
-    if b.dtype not in _XLA_DTYPES:
+    dtype = _XLA_DTYPES.get(b.dtype)
+    if dtype is None:
         raise TypeError(f"XLA data type {b.dtype} is not supported by jax_cupy_bridge")
-    return b.data or 0, shape, np.dtype(_XLA_DTYPES[b.dtype])
+    return b.data or 0, tuple(b.dims[: b.rank]), dtype
 
 
 def host_view(b: _Buffer, writable: bool) -> np.ndarray:
     """A NumPy array over an XLA host buffer (no copy)."""
     ptr, shape, dtype = buffer_info(b)
-    n = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    n = math.prod(shape) * dtype.itemsize
     if n == 0 or not ptr:
         return np.empty(shape, dtype)
     arr = np.frombuffer((ctypes.c_char * n).from_address(ptr), dtype=dtype).reshape(shape)

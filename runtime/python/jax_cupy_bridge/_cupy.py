@@ -6,14 +6,15 @@ Imported only when a call runs on CUDA, so CPU-only installs never import CuPy.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
-
-import numpy as np
+import math
 
 from . import _callback
 
 _cupy = None
+# cupy Stream objects over XLA's streams, by (device, stream pointer): XLA keeps its streams
+# for the life of its client, and a wrapper only holds the pointer (it owns nothing).
+_streams: dict = {}
 
 
 def cupy():
@@ -68,31 +69,64 @@ class _Arena:
         return cp.cuda.MemoryPointer(mem, 0)
 
 
-@contextlib.contextmanager
-def call_context(call, workspace_buffer):
-    """Enter XLA's device, stream and allocator for one call; yield a view maker."""
-    cp = cupy()
-    device = call.device
-    workspace = None
-    if workspace_buffer is not None:
-        ptr, shape, _ = _callback.buffer_info(workspace_buffer)
-        workspace = (ptr, int(np.prod(shape)))
-    arena = _Arena(call, workspace, device)
+class CallContext:
+    """``with CallContext(call, workspace) as view:`` enters XLA's device, stream and
+    allocator for one call and yields a function making CuPy views of its buffers.
 
-    def view(b):
+    A class rather than a generator context manager, and CuPy's thread-local allocator
+    switched directly, because this runs on every delegated call: each layer of
+    `contextlib` costs microseconds against a budget of a few tens."""
+
+    __slots__ = ("cp", "device", "stream", "arena", "saved")
+
+    def __init__(self, call, workspace_buffer):
+        self.cp = cupy()
+        self.device = call.device
+        self.stream = call.stream
+        workspace = None
+        if workspace_buffer is not None:
+            ptr, shape, _ = _callback.buffer_info(workspace_buffer)
+            workspace = (ptr, math.prod(shape))
+        self.arena = _Arena(call, workspace, self.device)
+
+    def view(self, b):
+        cp = self.cp
         ptr, shape, dtype = _callback.buffer_info(b)
-        n = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        n = math.prod(shape) * dtype.itemsize
         if n == 0 or not ptr:
             return cp.empty(shape, dtype)
-        mem = cp.cuda.UnownedMemory(ptr, n, arena, device)
+        mem = cp.cuda.UnownedMemory(ptr, n, self.arena, self.device)
         return cp.ndarray(shape, dtype, memptr=cp.cuda.MemoryPointer(mem, 0))
 
-    plans = cp.fft.config.get_plan_cache()
-    with cp.cuda.Device(device), cp.cuda.Stream.from_external(_StreamRef(call.stream)), cp.cuda.using_allocator(arena.malloc):
-        # cuFFT plans hold work areas from the arena: keep none past the call.
-        size = plans.get_size()
-        plans.set_size(0)
+    def __enter__(self):
+        cp = self.cp
+        device = cp.cuda.Device(self.device)
+        device.__enter__()
         try:
-            yield view
+            stream = _streams.get((self.device, self.stream))
+            if stream is None:  # made on its device, as CuPy requires
+                stream = _streams[(self.device, self.stream)] = cp.cuda.Stream.from_external(_StreamRef(self.stream))
+            stream.__enter__()
+        except BaseException:
+            device.__exit__(None, None, None)
+            raise
+        memory = self.cp.cuda.memory
+        self.saved = (device, stream, memory._get_thread_local_allocator())
+        memory._set_thread_local_allocator(self.arena.malloc)
+        return self.view
+
+    def __exit__(self, *exc):
+        device, stream, allocator = self.saved
+        try:
+            self.cp.cuda.memory._set_thread_local_allocator(allocator)
+            if self.arena.requested:
+                # A cuFFT plan made during the call holds a work area from the arena:
+                # drop the cached plans before that memory goes back to XLA.
+                plans = self.cp.fft.config.get_plan_cache()
+                size = plans.get_size()
+                plans.set_size(0)
+                plans.set_size(size)
         finally:
-            plans.set_size(size)
+            stream.__exit__(*exc)
+            device.__exit__(*exc)
+        return False

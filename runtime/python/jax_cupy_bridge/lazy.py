@@ -127,7 +127,7 @@ class Delegate:
         else:
             from . import _cupy
 
-            with _cupy.call_context(call, workspace) as view:
+            with _cupy.CallContext(call, workspace) as view:
                 arrays = [view(b) for b in args]
                 outs = [view(b) for b in rets]
                 if self.lazy == "numpy":

@@ -41,6 +41,7 @@ __all__ = [
     "exp10",
     "exp2",
     "expi",
+    "expit",
     "fresnel",
     "gamma",
     "gammainc",
@@ -70,9 +71,11 @@ __all__ = [
     "kv",
     "kve",
     "lambertw",
+    "log_expit",
     "log_ndtr",
     "log_wright_bessel",
     "loggamma",
+    "logit",
     "modstruve",
     "ndtr",
     "ndtri",
@@ -185,6 +188,7 @@ def cbrt(x, /):
     CuPy equivalent: ``cupyx.scipy.special.cbrt``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``cbrt(x)`` instead of ``xsf::cephes::cbrt(x)``.
     """
     return _ufuncs["cbrt"](x)
 
@@ -380,6 +384,7 @@ def exp10(x, /):
     CuPy equivalent: ``cupyx.scipy.special.exp10``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``exp10(x)`` instead of ``xsf::cephes::exp10(x)``.
     """
     return _ufuncs["exp10"](x)
 
@@ -391,6 +396,7 @@ def exp2(x, /):
     CuPy equivalent: ``cupyx.scipy.special.exp2``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``exp2(x)`` instead of ``xsf::cephes::exp2(x)``.
     """
     return _ufuncs["exp2"](x)
 
@@ -404,6 +410,17 @@ def expi(x, /):
     Platforms: cpu, cuda.
     """
     return _ufuncs["expi"](x)
+
+
+def expit(x, /):
+    """Logistic sigmoid, 1 / (1 + exp(-x)).
+
+    Equivalent to ``scipy.special.expit``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.expit.html
+    CuPy equivalent: ``cupyx.scipy.special.expit``.
+    Type loops: f->f, d->d.
+    Platforms: cpu, cuda.
+    """
+    return _ufuncs["expit"](x)
 
 
 def fresnel(z, /):
@@ -479,6 +496,7 @@ def gammaln(x, /):
     CuPy equivalent: ``cupyx.scipy.special.gammaln``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``isinf(x) && x < 0 ? x : lgamma(x)`` instead of ``xsf::gammaln(x)``.
     """
     return _ufuncs["gammaln"](x)
 
@@ -717,6 +735,17 @@ def lambertw(z, /):
     return _ufuncs["lambertw"](z)
 
 
+def log_expit(x, /):
+    """Logarithm of the logistic sigmoid, accurate for large |x|.
+
+    Equivalent to ``scipy.special.log_expit``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.log_expit.html
+    CuPy equivalent: ``cupyx.scipy.special.log_expit``.
+    Type loops: f->f, d->d.
+    Platforms: cpu, cuda.
+    """
+    return _ufuncs["log_expit"](x)
+
+
 def log_ndtr(x, /):
     """Logarithm of the standard normal cumulative distribution function.
 
@@ -747,6 +776,17 @@ def loggamma(z, /):
     Platforms: cpu, cuda.
     """
     return _ufuncs["loggamma"](z)
+
+
+def logit(p, /):
+    """Log-odds, log(p / (1 - p)); the inverse of expit.
+
+    Equivalent to ``scipy.special.logit``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.logit.html
+    CuPy equivalent: ``cupyx.scipy.special.logit``.
+    Type loops: f->f, d->d.
+    Platforms: cpu, cuda.
+    """
+    return _ufuncs["logit"](p)
 
 
 def modstruve(v, x, /):

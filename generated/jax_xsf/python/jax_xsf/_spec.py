@@ -6,7 +6,7 @@ VERSION = "0.1.0"
 LIBRARY = "libjax_xsf_ffi.so"
 CONTRACT_SYMBOL = "bg_jax_xsf_contract"
 # Stamped into the library too; a mismatch at import means stale build output.
-CONTRACT = "bridgegen 0.1.0; spec sha256:62da025cf51a8dea; xla-ffi-api 0.1"
+CONTRACT = "bridgegen 0.1.0; spec sha256:181ba22b4c3400a0; xla-ffi-api 0.1"
 # Returns the CUDA architectures whose kernels the library embeds ("" if none).
 CUDA_ARCHS_SYMBOL = "bg_jax_xsf_cuda_archs"
 # Returns the build's facts as JSON; `bridgegen build` writes the same into _build.py.
@@ -291,6 +291,16 @@ UFUNCS = {
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_expi_cpu", "cuda": "bg_jax_xsf_expi_cuda"},
         derivatives={"x": "jnp.exp(x) / x"},
+        nondiff=(),
+    ),
+    "expit": dict(
+        target="bridgegen.jax_xsf.expit",
+        inputs=("x",),
+        outputs=("out",),
+        loops=("f->f", "d->d"),
+        platforms=("cpu", "cuda"),
+        handlers={"cpu": "bg_jax_xsf_expit_cpu", "cuda": "bg_jax_xsf_expit_cuda"},
+        derivatives={"x": "out * (1 - out)"},
         nondiff=(),
     ),
     "fresnel": dict(
@@ -583,6 +593,16 @@ UFUNCS = {
         derivatives={"z": "out / (z * (1 + out))"},
         nondiff=(),
     ),
+    "log_expit": dict(
+        target="bridgegen.jax_xsf.log_expit",
+        inputs=("x",),
+        outputs=("out",),
+        loops=("f->f", "d->d"),
+        platforms=("cpu", "cuda"),
+        handlers={"cpu": "bg_jax_xsf_log_expit_cpu", "cuda": "bg_jax_xsf_log_expit_cuda"},
+        derivatives={"x": "expit(-x)"},
+        nondiff=(),
+    ),
     "log_ndtr": dict(
         target="bridgegen.jax_xsf.log_ndtr",
         inputs=("x",),
@@ -611,6 +631,16 @@ UFUNCS = {
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_loggamma_cpu", "cuda": "bg_jax_xsf_loggamma_cuda"},
         derivatives={"z": "digamma(z)"},
+        nondiff=(),
+    ),
+    "logit": dict(
+        target="bridgegen.jax_xsf.logit",
+        inputs=("p",),
+        outputs=("out",),
+        loops=("f->f", "d->d"),
+        platforms=("cpu", "cuda"),
+        handlers={"cpu": "bg_jax_xsf_logit_cpu", "cuda": "bg_jax_xsf_logit_cuda"},
+        derivatives={"p": "1 / (p * (1 - p))"},
         nondiff=(),
     ),
     "modstruve": dict(

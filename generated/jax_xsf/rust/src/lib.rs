@@ -111,6 +111,8 @@ extern "C" {
     fn bg_jax_xsf_expi__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_expi__F_F(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_expi__D_D(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_expit__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_expit__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_fresnel__f_ff(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_fresnel__d_dd(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_gamma__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -209,6 +211,8 @@ extern "C" {
     fn bg_jax_xsf_kve__dD_D(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_lambertw__F_F(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_lambertw__D_D(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_log_expit__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_log_expit__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_log_ndtr__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_log_ndtr__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_log_ndtr__F_F(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -227,6 +231,8 @@ extern "C" {
     fn bg_jax_xsf_loggamma__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_loggamma__F_F(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_loggamma__D_D(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_logit__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_logit__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_modstruve__ff_f(
         args: *const *mut u8,
         n: *const i64,
@@ -1850,6 +1856,51 @@ pub unsafe extern "C" fn bg_jax_xsf_expi_cuda(
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_EXPI)
 }
+static CPU_EXPIT: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.expit",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_expit__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_expit__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.expit` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_expit_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_EXPIT)
+}
+static CUDA_EXPIT: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.expit",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    module: cuda::module::Module::new(
+        "jax_xsf.expit",
+        kernels::IMAGES_EXPIT,
+        &[c"bg_jax_xsf_expit__f_f", c"bg_jax_xsf_expit__d_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.expit` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_expit_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EXPIT)
+}
 static CPU_FRESNEL: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.fresnel",
     nin: 1usize,
@@ -3137,6 +3188,51 @@ pub unsafe extern "C" fn bg_jax_xsf_lambertw_cuda(
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_LAMBERTW)
 }
+static CPU_LOG_EXPIT: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.log_expit",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_log_expit__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_log_expit__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.log_expit` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_log_expit_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_LOG_EXPIT)
+}
+static CUDA_LOG_EXPIT: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.log_expit",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    module: cuda::module::Module::new(
+        "jax_xsf.log_expit",
+        kernels::IMAGES_LOG_EXPIT,
+        &[c"bg_jax_xsf_log_expit__f_f", c"bg_jax_xsf_log_expit__d_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.log_expit` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_log_expit_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_LOG_EXPIT)
+}
 static CPU_LOG_NDTR: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.log_ndtr",
     nin: 1usize,
@@ -3313,6 +3409,51 @@ pub unsafe extern "C" fn bg_jax_xsf_loggamma_cuda(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_LOGGAMMA)
+}
+static CPU_LOGIT: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.logit",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_logit__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_logit__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.logit` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_logit_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_LOGIT)
+}
+static CUDA_LOGIT: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.logit",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    module: cuda::module::Module::new(
+        "jax_xsf.logit",
+        kernels::IMAGES_LOGIT,
+        &[c"bg_jax_xsf_logit__f_f", c"bg_jax_xsf_logit__d_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.logit` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_logit_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_LOGIT)
 }
 static CPU_MODSTRUVE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.modstruve",
@@ -4588,7 +4729,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:62da025cf51a8dea; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:181ba22b4c3400a0; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.

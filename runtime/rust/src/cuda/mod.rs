@@ -65,11 +65,11 @@ pub fn geometry(b: &Broadcast, nin: usize) -> Result<[i64; GEOMETRY_WORDS], FfiE
     Ok(words)
 }
 
-/// Blocks for `n` elements: one element per thread, capped at CUDA's grid limit (the
-/// kernels' grid-stride loop covers the rest).
-pub fn grid(n: i64, block: u32) -> u32 {
+/// Blocks for `n` elements: one element per thread, at most `max_grid` blocks (the
+/// kernels' grid-stride loops cover the rest).
+pub fn grid(n: i64, block: u32, max_grid: u32) -> u32 {
     let blocks = (n + block as i64 - 1) / block as i64;
-    blocks.clamp(1, i32::MAX as i64) as u32
+    blocks.clamp(1, max_grid.max(1) as i64) as u32
 }
 
 fn module_for(uf: &Ufunc, ordinal: i32, stream: CUstream) -> Result<&Loaded, FfiError> {
@@ -127,7 +127,7 @@ fn execute(call: &Call, uf: &Ufunc) -> Result<(), FfiError> {
     let rc = unsafe {
         (d.cuLaunchKernel)(
             kernel.function,
-            grid(n, kernel.block),
+            grid(n, kernel.block, kernel.max_grid),
             1,
             1,
             kernel.block,
@@ -162,8 +162,9 @@ mod tests {
 
     #[test]
     fn grids_cover_large_arrays() {
-        assert_eq!(grid(1, 128), 1);
-        assert_eq!(grid(129, 128), 2);
-        assert_eq!(grid(1 << 40, 128), i32::MAX as u32);
+        assert_eq!(grid(1, 128, 8448), 1);
+        assert_eq!(grid(129, 128, 8448), 2);
+        assert_eq!(grid(1 << 40, 128, 8448), 8448);
+        assert_eq!(grid(1 << 40, 128, 0), 1);
     }
 }

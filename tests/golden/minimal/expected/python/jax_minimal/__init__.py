@@ -33,5 +33,6 @@ def gammaln(x, /):
     Equivalent to ``scipy.special.gammaln``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.gammaln.html
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``lgamma(x)`` instead of ``xsf::gammaln(x)``.
     """
     return _ufuncs["gammaln"](x)

@@ -126,7 +126,7 @@ pub unsafe extern "C" fn bg_jax_minimal_gammaln_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_minimal_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:caa9624712c2492b; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:20d1a5ccbb2d6b66; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
