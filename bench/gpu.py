@@ -144,6 +144,7 @@ def loop_paths(body, n=1 << 10, iters=100):
 
     return {
         "bridge": looped(jax_xsf.gammaln),
+        "bridge, overwrite_input": looped(lambda v: jax_xsf.gammaln(v, overwrite_input=True)),
         "jax.scipy": looped(jsp.gammaln),
         "buffer_callback": looped(bc),
     }, x, iters
@@ -169,7 +170,7 @@ def run(quick=False):
         for path, f in loops.items():
             t = timeit(lambda f=f: f(x), jax_sync)
             loop_rows.append(dict(body=body, path=path, seconds_per_iteration=t / iters))
-            print(f"fori_loop {body:8s} {path:16s} {t / iters * 1e6:8.2f} us/iteration", flush=True)
+            print(f"fori_loop {body:8s} {path:24s} {t / iters * 1e6:8.2f} us/iteration", flush=True)
     # Device-to-device copy bandwidth (read + write), as the memory-bound yardstick.
     n = sizes[-1]
     copies = {}

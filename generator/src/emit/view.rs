@@ -241,6 +241,11 @@ fn docstring(u: &Ufunc) -> String {
     if u.outputs.len() > 1 {
         s.push_str(&format!("\n    Returns a tuple ({}).", u.outputs.join(", ")));
     }
+    s.push_str(
+        "\n    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and\n    \
+         dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy\n    \
+         per iteration.",
+    );
     // Indent continuation lines of the user's doc like the rest of the docstring.
     s.lines()
         .enumerate()

@@ -146,6 +146,8 @@ pub const PY_RESERVED: &[&str] = &[
     "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
     "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return",
     "try", "while", "with", "yield", "jax", "jnp", "np",
+    // Keyword arguments every generated ufunc takes.
+    "overwrite_input",
 ];
 
 /// C++ keywords an input name must not be.

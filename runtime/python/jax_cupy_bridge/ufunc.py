@@ -44,7 +44,7 @@ class Ufunc:
         self.platforms = tuple(platforms)
         self.built = tuple(built)
 
-    def __call__(self, *args):
+    def __call__(self, *args, overwrite_input=False):
         if len(args) != len(self.inputs):
             raise TypeError(
                 f"{self.qualname}() takes {len(self.inputs)} argument(s) ({', '.join(self.inputs)}), "
@@ -57,6 +57,8 @@ class Ufunc:
         except ValueError:
             shapes = ", ".join(str(tuple(a.shape)) for a in arrays)
             raise ValueError(f"{self.qualname}: argument shapes {shapes} do not broadcast together") from None
+        if not isinstance(overwrite_input, bool):
+            raise TypeError(f"{self.qualname}: overwrite_input must be True or False, got {overwrite_input!r}")
         outs = ufunc_p.bind(
             *arrays,
             name=self.qualname,
@@ -65,8 +67,18 @@ class Ufunc:
             built=self.built,
             out_shape=tuple(shape),
             out_dtypes=loop.outputs,
+            alias=_alias([(a.shape, a.dtype) for a in arrays], tuple(shape), loop.outputs) if overwrite_input else -1,
         )
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _alias(inputs, out_shape, out_dtypes) -> int:
+    """The input the first output may overwrite (`overwrite_input=True`): the first with the
+    output's shape and dtype, or -1 when none has them (the flag then changes nothing)."""
+    for k, (shape, dtype) in enumerate(inputs):
+        if tuple(shape) == tuple(out_shape) and np.dtype(dtype) == np.dtype(out_dtypes[0]):
+            return k
+    return -1
 
 
 def load_ufuncs(package: str, spec: ModuleType) -> dict[str, Ufunc]:
@@ -125,7 +137,7 @@ def _impl(*args, **params):
 ufunc_p.def_impl(_impl)
 
 
-def _lowering(ctx, *args, name, target, platforms, built, out_shape, out_dtypes, partitioned=False):
+def _lowering(ctx, *args, name, target, platforms, built, out_shape, out_dtypes, alias=-1, partitioned=False):
     for platform in ctx.module_context.platforms:
         if platform not in platforms:
             raise NotImplementedError(
@@ -149,7 +161,13 @@ def _lowering(ctx, *args, name, target, platforms, built, out_shape, out_dtypes,
         in_shapes = tuple(tuple(a.shape) for a in ctx.avals_in)
         fn = _partitioned(name, target, platforms, built, tuple(out_shape), tuple(out_dtypes), in_shapes)
         return mlir.lower_fun(fn, multiple_results=True)(ctx, *args)
-    return jax.ffi.ffi_lowering(target)(ctx, *args)
+    # `alias`: the call writes its first output over that operand's buffer. Without it a
+    # custom call never writes in place, so in a loop XLA copies its result into the
+    # loop-carried buffer on every iteration; with it XLA copies the operand first only
+    # when the operand is still needed (a jit argument that is not donated, a value used
+    # again), so the result is the same either way.
+    aliases = {alias: 0} if alias >= 0 else None
+    return jax.ffi.ffi_lowering(target, operand_output_aliases=aliases)(ctx, *args)
 
 
 @functools.lru_cache(maxsize=None)
@@ -214,7 +232,11 @@ def _batch(args, dims, *, out_shape, **params):
             # Give the operand the full per-example rank so its batch axis lines up.
             pad = rank - (a.ndim - 1)
             moved.append(a.reshape((a.shape[0],) + (1,) * pad + a.shape[1:]))
-    outs = ufunc_p.bind(*moved, out_shape=(size,) + tuple(out_shape), **params)
+    out_shape = (size,) + tuple(out_shape)
+    if params.get("alias", -1) >= 0:
+        # The aliased operand may now be broadcast against the batch: check it again.
+        params["alias"] = _alias([(a.shape, a.dtype) for a in moved], out_shape, params["out_dtypes"])
+    outs = ufunc_p.bind(*moved, out_shape=out_shape, **params)
     return outs, [0] * len(outs)
 
 

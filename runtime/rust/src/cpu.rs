@@ -49,7 +49,7 @@ fn execute(call: &Call, uf: &Ufunc) -> Result<(), FfiError> {
     for (b, t) in bufs[uf.nin..].iter().zip(&lp.types[uf.nin..]) {
         let bytes = b.len().max(0) as usize * t.size();
         advise_huge_pages(b.data, bytes);
-        if elementwise::poison_outputs() && bytes > 0 {
+        if elementwise::poison_outputs() && bytes > 0 && elementwise::may_poison(&bufs, uf.nin, b) {
             // SAFETY: the output buffer of this call holds `bytes` bytes.
             unsafe { std::ptr::write_bytes(b.data, 0xFF, bytes) };
         }

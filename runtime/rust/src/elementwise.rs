@@ -56,3 +56,9 @@ pub fn poison_outputs() -> bool {
     static POISON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *POISON.get_or_init(|| std::env::var("BRIDGEGEN_POISON_OUTPUTS").is_ok_and(|v| v == "1"))
 }
+
+/// Whether an output may be poisoned: not when XLA gave it an input's buffer (the call
+/// was lowered with `overwrite_input=True`), whose values the kernel has yet to read.
+pub fn may_poison(bufs: &[Buffer], nin: usize, out: &Buffer) -> bool {
+    !bufs[..nin].iter().any(|b| b.data == out.data)
+}

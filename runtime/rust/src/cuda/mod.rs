@@ -116,7 +116,8 @@ fn execute(call: &Call, uf: &Ufunc) -> Result<(), FfiError> {
     // SAFETY: the module's context is a retained primary context.
     let _ctx = unsafe { ContextGuard::push(d, loaded.context)? };
     if elementwise::poison_outputs() {
-        for (b, t) in bufs[uf.nin..].iter().zip(&uf.loops[index][uf.nin..]) {
+        let outs = bufs[uf.nin..].iter().zip(&uf.loops[index][uf.nin..]);
+        for (b, t) in outs.filter(|(b, _)| elementwise::may_poison(&bufs, uf.nin, b)) {
             let bytes = n as usize * t.size();
             // SAFETY: an output buffer of this call, `bytes` long, on this call's stream.
             d.check(unsafe { (d.cuMemsetD8Async)(b.data as u64, 0xFF, bytes, stream) }, "cuMemsetD8Async")?;

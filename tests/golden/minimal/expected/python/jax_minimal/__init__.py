@@ -18,21 +18,27 @@ __all__ = [
 ]
 
 
-def digamma(z, /):
+def digamma(z, /, *, overwrite_input=False):
     """digamma.
 
     Type loops: d->d, D->D.
     Platforms: cpu, cuda.
+    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
+    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
+    per iteration.
     """
-    return _ufuncs["digamma"](z)
+    return _ufuncs["digamma"](z, overwrite_input=overwrite_input)
 
 
-def gammaln(x, /):
+def gammaln(x, /, *, overwrite_input=False):
     """Logarithm of the absolute value of the gamma function.
 
     Equivalent to ``scipy.special.gammaln``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.gammaln.html
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
     On CUDA devices computed as ``lgamma(x)`` instead of ``xsf::gammaln(x)``.
+    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
+    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
+    per iteration.
     """
-    return _ufuncs["gammaln"](x)
+    return _ufuncs["gammaln"](x, overwrite_input=overwrite_input)

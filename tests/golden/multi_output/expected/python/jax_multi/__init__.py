@@ -21,23 +21,29 @@ __all__ = [
 ]
 
 
-def sici(x, /):
+def sici(x, /, *, overwrite_input=False):
     """sici.
 
     Type loops: f->ff, d->dd.
     Platforms: cpu, cuda.
     Returns a tuple (si, ci).
+    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
+    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
+    per iteration.
     """
-    return _ufuncs["sici"](x)
+    return _ufuncs["sici"](x, overwrite_input=overwrite_input)
 
 
-def spherical_jn(n, z, /):
+def spherical_jn(n, z, /, *, overwrite_input=False):
     """spherical_jn.
 
     Type loops: ld->d, if->f.
     Platforms: cpu.
+    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
+    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
+    per iteration.
     """
-    return _ufuncs["spherical_jn"](n, z)
+    return _ufuncs["spherical_jn"](n, z, overwrite_input=overwrite_input)
 
 
 def gaussian_filter(x, /, *, sigma=1.0, mode="reflect"):
