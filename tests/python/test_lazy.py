@@ -397,3 +397,36 @@ def test_cupy_has_the_allocator_hooks_the_gpu_path_uses():
     memory = pytest.importorskip("cupy.cuda.memory")
     assert callable(memory._get_thread_local_allocator)
     assert callable(memory._set_thread_local_allocator)
+
+
+EXIT_SCRIPT = """
+import time, warnings
+import jax, numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+from jax_cupy_bridge import cupy_lazy_apply
+warnings.simplefilter("ignore")
+mesh = Mesh(np.array(jax.devices()), ("x",))
+x = jax.device_put(np.linspace(0.5, 5.0, 64), NamedSharding(mesh, P("x")))
+def slow(v):
+    time.sleep(0.01)
+    return np.sqrt(v)
+# Replicated over 8 devices: reading the result waits for one replica, so the others are
+# still inside `slow` when the interpreter starts to exit.
+y = jax.jit(lambda v: cupy_lazy_apply(slow, v))(x)
+np.asarray(y)
+print("exiting", flush=True)
+"""
+
+
+def test_process_exits_cleanly_with_delegated_calls_in_flight():
+    # Without the library's exit hook (bg_callback_shutdown) XLA threads entered Python
+    # while it finalized and the process aborted ("FATAL: exception not rethrown") in about
+    # two runs of three.
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, XLA_FLAGS=os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8")
+    for _ in range(4):
+        r = subprocess.run([sys.executable, "-c", EXIT_SCRIPT], capture_output=True, text=True, env=env, timeout=300)
+        assert r.returncode == 0 and "exiting" in r.stdout, (r.returncode, r.stdout[-500:], r.stderr[-2000:])

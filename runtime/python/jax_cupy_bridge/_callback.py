@@ -11,6 +11,7 @@ traced call, and its id disappears with it (no registry that grows on every retr
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import itertools
 import math
@@ -139,6 +140,9 @@ _DISPATCHER = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(_dispatch)
 _lib = None
 _lock = threading.Lock()
 
+# How long the exit hook waits for delegated calls still running (see library()).
+_SHUTDOWN_WAIT_MS = 10_000
+
 TARGET = "bridgegen.callback"
 TARGET_GRAPH = "bridgegen.callback_graph"
 
@@ -157,6 +161,12 @@ def library() -> ctypes.CDLL:
             lib = ctypes.CDLL(path)
             lib.bg_callback_set_dispatcher.argtypes = [ctypes.c_void_p]
             lib.bg_callback_set_dispatcher(ctypes.cast(_DISPATCHER, ctypes.c_void_p))
+            # At exit, before the interpreter finalizes: stop entering Python from XLA's
+            # threads and let calls already in it finish (the library waits with the GIL
+            # released). Registered after jax's own exit hooks, so it runs before them.
+            lib.bg_callback_shutdown.argtypes = [ctypes.c_uint64]
+            lib.bg_callback_shutdown.restype = ctypes.c_bool
+            atexit.register(lib.bg_callback_shutdown, _SHUTDOWN_WAIT_MS)
             _library.register_handler(lib, TARGET, "bg_callback_cpu", "cpu")
             _library.register_handler(lib, TARGET, "bg_callback_cuda", "cuda", instantiate=False)
             _library.register_handler(lib, TARGET_GRAPH, "bg_callback_cuda_graph", "cuda", instantiate=False)

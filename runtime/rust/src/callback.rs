@@ -48,11 +48,48 @@ pub struct CallbackCall {
 pub type Dispatcher = unsafe extern "C" fn(*mut CallbackCall) -> c_int;
 
 static DISPATCHER: AtomicUsize = AtomicUsize::new(0);
+/// Calls inside the dispatcher right now (see `bg_callback_shutdown`).
+static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
 
 /// Install the Python dispatcher (the Python package does this once, at import).
 #[no_mangle]
 pub extern "C" fn bg_callback_set_dispatcher(dispatcher: Option<Dispatcher>) {
     DISPATCHER.store(dispatcher.map_or(0, |f| f as usize), Ordering::SeqCst);
+}
+
+/// Uninstall the dispatcher and wait up to `timeout_ms` for calls already inside it to
+/// return; true when none is left. The Python package calls this at exit (from `atexit`,
+/// through ctypes, which releases the GIL so those calls can finish): a thread of XLA's
+/// that enters Python once the interpreter is finalizing is unwound by CPython, which
+/// aborts the process ("FATAL: exception not rethrown") when XLA's frames catch the
+/// unwind. Calls that start afterwards fail with an error instead of entering Python.
+#[no_mangle]
+pub extern "C" fn bg_callback_shutdown(timeout_ms: u64) -> bool {
+    DISPATCHER.store(0, Ordering::SeqCst);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(timeout_ms);
+    while IN_FLIGHT.load(Ordering::SeqCst) != 0 {
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    true
+}
+
+/// Counts a call as in flight for as long as it lives.
+struct InFlight;
+
+impl InFlight {
+    fn enter() -> Self {
+        IN_FLIGHT.fetch_add(1, Ordering::SeqCst);
+        InFlight
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        IN_FLIGHT.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 const CPU: i32 = 0;
@@ -82,9 +119,14 @@ unsafe extern "C" fn allocate(call: *mut CallbackCall, size: usize, out: *mut *m
 }
 
 fn run(call: &Call, platform: i32) -> Result<(), FfiError> {
+    // Counted before the dispatcher is read: `bg_callback_shutdown` clears it first, then
+    // waits for the count, so a call either sees no dispatcher or is waited for.
+    let _in_flight = InFlight::enter();
     let addr = DISPATCHER.load(Ordering::SeqCst);
     if addr == 0 {
-        return Err(FfiError::internal("no Python dispatcher installed (import jax_cupy_bridge)"));
+        return Err(FfiError::internal(
+            "no Python dispatcher installed (import jax_cupy_bridge), or the interpreter is shutting down",
+        ));
     }
     // SAFETY: only `bg_callback_set_dispatcher` stores non-zero values, all Dispatchers.
     let dispatcher: Dispatcher = unsafe { std::mem::transmute::<usize, Dispatcher>(addr) };
