@@ -150,11 +150,8 @@ pub fn package_view(pkg: &Package, runtime_path: &str) -> PackageView {
 
 fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
     let statement = matches!(u.expr, Expr::Statement(_));
-    let text = |e: &Expr| match e {
-        Expr::Value(s) | Expr::Statement(s) => s.trim().to_string(),
-    };
-    let expr = text(&u.expr);
-    let cuda_expr = u.cuda_expr.as_ref().map_or_else(|| expr.clone(), text);
+    let expr = u.expr.text().to_string();
+    let cuda_expr = u.cuda_expr.as_ref().map_or(expr.as_str(), Expr::text).to_string();
     let loops = u
         .loops
         .iter()
@@ -233,10 +230,8 @@ fn docstring(u: &Ufunc) -> String {
     s.push_str(&format!("    Type loops: {}.\n", loops.join(", ")));
     let plats: Vec<&str> = u.platforms.iter().map(|p| p.as_str()).collect();
     s.push_str(&format!("    Platforms: {}.", plats.join(", ")));
-    if let Some(Expr::Value(e) | Expr::Statement(e)) = &u.cuda_expr {
-        s.push_str(&format!("\n    On CUDA devices computed as ``{}`` instead of ``{}``.", e.trim(), match &u.expr {
-            Expr::Value(x) | Expr::Statement(x) => x.trim(),
-        }));
+    if let Some(e) = &u.cuda_expr {
+        s.push_str(&format!("\n    On CUDA devices computed as ``{}`` instead of ``{}``.", e.text(), u.expr.text()));
     }
     if u.outputs.len() > 1 {
         s.push_str(&format!("\n    Returns a tuple ({}).", u.outputs.join(", ")));

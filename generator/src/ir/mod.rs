@@ -65,6 +65,15 @@ pub enum Expr {
     Statement(String),
 }
 
+impl Expr {
+    /// The C++ text, without surrounding whitespace.
+    pub fn text(&self) -> &str {
+        match self {
+            Expr::Value(s) | Expr::Statement(s) => s.trim(),
+        }
+    }
+}
+
 /// An elementwise function.
 #[derive(Debug, Clone)]
 pub struct Ufunc {

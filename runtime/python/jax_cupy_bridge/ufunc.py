@@ -50,6 +50,8 @@ class Ufunc:
                 f"{self.qualname}() takes {len(self.inputs)} argument(s) ({', '.join(self.inputs)}), "
                 f"got {len(args)}"
             )
+        if not isinstance(overwrite_input, bool):
+            raise TypeError(f"{self.qualname}: overwrite_input must be True or False, got {overwrite_input!r}")
         loop = resolve(self.qualname, self.loops, args)
         arrays = [jnp.asarray(a, dtype=dt) for a, dt in zip(args, loop.inputs)]
         try:
@@ -57,8 +59,6 @@ class Ufunc:
         except ValueError:
             shapes = ", ".join(str(tuple(a.shape)) for a in arrays)
             raise ValueError(f"{self.qualname}: argument shapes {shapes} do not broadcast together") from None
-        if not isinstance(overwrite_input, bool):
-            raise TypeError(f"{self.qualname}: overwrite_input must be True or False, got {overwrite_input!r}")
         outs = ufunc_p.bind(
             *arrays,
             name=self.qualname,

@@ -66,10 +66,6 @@ pub struct Kernel {
     /// Threads per block: 128 (CuPy's choice for elementwise kernels), or fewer where the
     /// kernel's register use allows fewer.
     pub block: u32,
-    /// Most blocks a launch uses: a few waves' worth on this device (the kernels'
-    /// grid-stride loops cover larger arrays). Past that, more blocks only cost block
-    /// scheduling: measured on an H100, a capped grid ran cheap functions up to 25% faster.
-    pub max_grid: u32,
 }
 
 /// A module loaded on one device.
@@ -77,6 +73,11 @@ pub struct Kernel {
 pub struct Loaded {
     pub context: CUcontext,
     pub kernels: Vec<Kernel>,
+    /// Most blocks a launch uses on this device: a few waves' worth (the kernels'
+    /// grid-stride loops cover larger arrays). Past that, more blocks only cost block
+    /// scheduling: on an H200 the capped grid took exp2 float32 at 2^26 from 385 to 203 µs
+    /// and cost heavy functions nothing (docs/benchmarks.md).
+    pub max_grid: u32,
 }
 
 // SAFETY: CUDA handles may be used from any thread.
@@ -86,7 +87,7 @@ unsafe impl Sync for Loaded {}
 /// Devices a process may use (CUDA ordinals).
 pub const MAX_DEVICES: usize = 64;
 const BLOCK: c_int = 128;
-/// Blocks per multiprocessor in a capped grid (`Kernel::max_grid`): four waves of 128-thread
+/// Blocks per multiprocessor in a capped grid (`Loaded::max_grid`): four waves of 128-thread
 /// blocks at full occupancy (16 blocks per SM); see docs/benchmarks.md for the measurements.
 const BLOCKS_PER_SM: c_int = 64;
 
@@ -222,14 +223,10 @@ impl Module {
                 d.check((d.cuModuleGetFunction)(&mut function, module, name.as_ptr()), &format!("cuModuleGetFunction({name:?})"))?;
                 let mut max_threads: c_int = 0;
                 d.check((d.cuFuncGetAttribute)(&mut max_threads, FUNC_ATTR_MAX_THREADS_PER_BLOCK, function), "cuFuncGetAttribute")?;
-                kernels.push(Kernel {
-                    function,
-                    block: BLOCK.min(max_threads).max(1) as u32,
-                    max_grid: sms.saturating_mul(BLOCKS_PER_SM).max(1) as u32,
-                });
+                kernels.push(Kernel { function, block: BLOCK.min(max_threads).max(1) as u32 });
             }
             // The module stays loaded for the life of the process, like the library.
-            Ok(Loaded { context, kernels })
+            Ok(Loaded { context, kernels, max_grid: sms.saturating_mul(BLOCKS_PER_SM).max(1) as u32 })
         }
     }
 }
