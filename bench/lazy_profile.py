@@ -1,7 +1,11 @@
-"""Where a delegated call's time goes (run on the GPU machine): cProfile over many jitted
-`cupy_lazy_apply(cupy.sin, x, out_arg=True)` calls at 2^10 float32, sorted by own time,
-beside the wall time per call of the same call, an empty delegated function (the
-dispatch floor), and a native `jnp.sin`.
+"""Where a delegated call's time goes (run on the GPU machine).
+
+For 2^10 and 2^26 float32 elements, the wall time per jitted call (call plus wait,
+medians) of: a delegated function that does nothing (the dispatch floor), `cupy.sin`
+writing into `out=` through `cupy_lazy_apply`, the same through `buffer_callback`, a
+native `jnp.sin`, and eager `cupy.sin` into a preallocated output; and which thread ran
+the delegated function (on GPU: the caller's, so no GIL hand-over between threads and no
+Python thread state built per call). Last, cProfile over many 2^10 calls, sorted by own time.
 
 Run: python bench/lazy_profile.py [--calls 3000]
 """
@@ -13,31 +17,56 @@ import cProfile
 import os
 import pstats
 import sys
+import threading
 
 sys.path.insert(0, os.path.dirname(__file__))
 import cupy  # noqa: E402
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
-from gpu import jax_sync, timeit  # noqa: E402
+from gpu import buffer_callback_fn, cupy_sync, jax_sync, timeit  # noqa: E402
 
 from jax_cupy_bridge import cupy_lazy_apply  # noqa: E402
 
+threads: set[int] = set()
+
 
 def nothing(x, out):
-    pass
+    threads.add(threading.get_ident())
+
+
+def sin_out(x, out):
+    cupy.sin(x, out=out)
+
+
+def time_paths(label, paths):
+    for name, (fn, sync) in paths.items():
+        print(f"{label:5s} {name:34s} {timeit(fn, sync) * 1e6:9.1f} us per call", flush=True)
 
 
 def main(calls):
-    x = jax.device_put(np.linspace(-3, 3, 1 << 10, dtype=np.float32), jax.devices("cuda")[0])
-    paths = {
-        "cupy_lazy_apply(cupy.sin, out=)": jax.jit(lambda v: cupy_lazy_apply(cupy.sin, v, out_arg=True)),
+    dev = jax.devices("cuda")[0]
+    inputs = {}
+    for log2 in (10, 26):
+        host = np.linspace(-3, 3, 1 << log2, dtype=np.float32)
+        inputs[log2] = (jax.device_put(host, dev), cupy.asarray(host), cupy.empty_like(cupy.asarray(host)))
+    lazy = {
         "cupy_lazy_apply(nothing)": jax.jit(lambda v: cupy_lazy_apply(nothing, v, out_arg=True)),
-        "jnp.sin": jax.jit(jnp.sin),
+        "cupy_lazy_apply(cupy.sin, out=)": jax.jit(lambda v: cupy_lazy_apply(sin_out, v, out_arg=True)),
     }
-    for name, f in paths.items():
-        print(f"{name:34s} {timeit(lambda f=f: f(x), jax_sync) * 1e6:8.1f} us per call", flush=True)
-    f = paths["cupy_lazy_apply(cupy.sin, out=)"]
+    for log2, (x, xc, oc) in inputs.items():
+        bc = buffer_callback_fn(cupy.sin, x.shape, x.dtype)
+        native = jax.jit(jnp.sin)
+        paths = {name: (lambda f=f, x=x: f(x), jax_sync) for name, f in lazy.items()}
+        paths["buffer_callback(cupy.sin)"] = (lambda x=x, bc=bc: bc(x), jax_sync)
+        paths["jnp.sin"] = (lambda x=x, f=native: f(x), jax_sync)
+        paths["eager cupy.sin(out=)"] = (lambda xc=xc, oc=oc: cupy.sin(xc, out=oc), cupy_sync)
+        time_paths(f"2^{log2}", paths)
+    main_thread = threading.get_ident()
+    where = "the calling (main) thread" if threads == {main_thread} else f"{len(threads - {main_thread})} other thread(s)"
+    print(f"delegated functions ran on {where}", flush=True)
+    f = lazy["cupy_lazy_apply(cupy.sin, out=)"]
+    x = inputs[10][0]
     prof = cProfile.Profile()
     prof.enable()
     for _ in range(calls):

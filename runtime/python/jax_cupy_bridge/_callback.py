@@ -117,7 +117,7 @@ def _write_error(call: _Call, exc: BaseException) -> None:
 
 
 def _dispatch(ptr) -> int:
-    call = ctypes.cast(ptr, ctypes.POINTER(_Call)).contents
+    call = _Call.from_address(ptr)
     try:
         ref = _registry.get(call.id)
         delegate = ref() if ref is not None else None
