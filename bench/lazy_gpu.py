@@ -4,8 +4,9 @@ on XLA's stream, and jax.pure_callback (host round trip), plus eager CuPy, at 2^
 and 2^26 float32 elements, in one run.
 
 `cupy_lazy_apply` and buffer_callback both run `cupy.sin(x, out=out)` into XLA's output;
-"lazy, returning" lets cupy.sin allocate its result (from the call's arena) and copies it.
-At 2^26 the three CuPy paths are also timed back to back (10 calls, one wait).
+"lazy, graph_safe" is the same call declared `graph_safe=True` (captured into a CUDA graph
+once, then replayed without Python); "lazy, returning" lets cupy.sin allocate its result (from the call's arena) and copies it.
+At 2^26 the CuPy paths are also timed back to back (10 calls, one wait).
 Run: python bench/lazy_gpu.py [--json out.json]. Targets (issue: delegation): at 2^10
 <= 0.8 x buffer_callback, never slower than it, and within 5 % of eager CuPy at 2^26.
 """
@@ -27,6 +28,7 @@ from jax_cupy_bridge import cupy_lazy_apply  # noqa: E402
 
 SIZES = [1 << 10, 1 << 20, 1 << 26]
 BACK_TO_BACK = ", back to back"
+PIPELINED = ("cupy_lazy_apply", "lazy, graph_safe", "buffer_callback", "cupy eager")
 
 
 def run():
@@ -37,11 +39,14 @@ def run():
         xc = cupy.asarray(host)
         # Same work as the buffer_callback path: cupy.sin writing into XLA's output.
         bridge = jax.jit(lambda v: cupy_lazy_apply(cupy.sin, v, out_arg=True))
+        # The same declared graph_safe: captured once, then replayed without Python.
+        graph = jax.jit(lambda v: cupy_lazy_apply(cupy.sin, v, out_arg=True, graph_safe=True))
         # cupy.sin returning a new array (from the call's arena), copied into XLA's output.
         returning = jax.jit(lambda v: cupy_lazy_apply(cupy.sin, v))
         bc = buffer_callback_fn(cupy.sin, host.shape, host.dtype)
         paths = {
             "cupy_lazy_apply": (lambda: bridge(x), jax_sync),
+            "lazy, graph_safe": (lambda: graph(x), jax_sync),
             "lazy, returning": (lambda: returning(x), jax_sync),
             "buffer_callback": (lambda: bc(x), jax_sync),
             "cupy eager": (lambda: cupy.sin(xc), cupy_sync),
@@ -57,7 +62,7 @@ def run():
             # Steady state: 10 calls back to back and one wait, so each call's host work
             # overlaps the previous call's kernel (JAX's wait alone adds tens of µs to a
             # single synchronous call at this size).
-            for path in ("cupy_lazy_apply", "buffer_callback", "cupy eager"):
+            for path in PIPELINED:
                 fn, sync = paths[path]
                 t = timeit_pipelined(fn, sync)
                 rows.append(dict(n=n, path=path + BACK_TO_BACK, seconds=t))
@@ -67,20 +72,21 @@ def run():
 
 def table(rows):
     by = {(r["n"], r["path"]): r["seconds"] for r in rows}
-    cols = ["cupy_lazy_apply", "lazy, returning", "buffer_callback", "pure_callback", "cupy eager"]
-    out = ["| n (float32) | " + " | ".join(cols) + " | lazy / buffer_callback | lazy / eager CuPy |", "|---|" + "---|" * (len(cols) + 2)]
+    cols = ["cupy_lazy_apply", "lazy, graph_safe", "lazy, returning", "buffer_callback", "pure_callback", "cupy eager"]
+    ratios = "lazy / buffer_callback | graph_safe / buffer_callback | lazy / eager CuPy | graph_safe / eager CuPy"
+    out = ["| n (float32) | " + " | ".join(cols) + f" | {ratios} |", "|---|" + "---|" * (len(cols) + 4)]
     for n in SIZES:
         cells = [f"{by[(n, c)] * 1e6:,.1f} µs" if (n, c) in by else "—" for c in cols]
-        lz = by[(n, "cupy_lazy_apply")]
-        out.append(f"| 2^{n.bit_length() - 1} | " + " | ".join(cells) + f" | {lz / by[(n, 'buffer_callback')]:.2f}× | {lz / by[(n, 'cupy eager')]:.2f}× |")
+        lz, gs, bc, eager = (by[(n, c)] for c in ("cupy_lazy_apply", "lazy, graph_safe", "buffer_callback", "cupy eager"))
+        out.append(f"| 2^{n.bit_length() - 1} | " + " | ".join(cells) + f" | {lz / bc:.2f}× | {gs / bc:.2f}× | {lz / eager:.2f}× | {gs / eager:.2f}× |")
     n = SIZES[-1]
-    paths = [p + BACK_TO_BACK for p in ("cupy_lazy_apply", "buffer_callback", "cupy eager")]
+    paths = [p + BACK_TO_BACK for p in PIPELINED]
     if all((n, p) in by for p in paths):
-        lz, bc, eager = (by[(n, p)] for p in paths)
+        lz, gs, bc, eager = (by[(n, p)] for p in paths)
         out += ["", f"Back to back at 2^{n.bit_length() - 1} (10 calls, one wait; per call):", "",
-                "| cupy_lazy_apply | buffer_callback | cupy eager | lazy / buffer_callback | lazy / eager CuPy |",
-                "|---|---|---|---|---|",
-                f"| {lz * 1e6:,.1f} µs | {bc * 1e6:,.1f} µs | {eager * 1e6:,.1f} µs | {lz / bc:.2f}× | {lz / eager:.2f}× |"]  # fmt: skip
+                "| cupy_lazy_apply | lazy, graph_safe | buffer_callback | cupy eager | lazy / eager CuPy | graph_safe / eager CuPy |",
+                "|---|---|---|---|---|---|",
+                f"| {lz * 1e6:,.1f} µs | {gs * 1e6:,.1f} µs | {bc * 1e6:,.1f} µs | {eager * 1e6:,.1f} µs | {lz / eager:.2f}× | {gs / eager:.2f}× |"]  # fmt: skip
     return "\n".join(out)
 
 

@@ -27,10 +27,11 @@ for step in "${steps[@]}"; do
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
         ;;
     sanitizer)
-        # memcheck over a few real launches: every shape path, loops, a complex loop.
+        # memcheck over a few real launches: every shape path, loops, a complex loop, and
+        # graph replay of delegated calls.
         BRIDGEGEN_POISON_OUTPUTS=1 compute-sanitizer --tool memcheck --error-exitcode 86 --target-processes all \
-            python3 -m pytest -q -m gpu -p no:cacheprovider -o addopts="" tests/python/test_gpu.py \
-            -k "shapes_and_broadcasting or transposed or scan_and_fori or same_function or ordinal" \
+            python3 -m pytest -q -m gpu -p no:cacheprovider -o addopts="" tests/python/test_gpu.py tests/python/test_lazy.py \
+            -k "shapes_and_broadcasting or transposed or scan_and_fori or same_function or ordinal or graph_safe" \
             2>&1 | tail -n 40 | tee "$OUT/sanitizer.log"
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
         ;;

@@ -372,6 +372,95 @@ def test_gpu_graph_safe_under_xla_command_buffers():
     assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stderr[-3000:]
 
 
+@pytest.mark.gpu
+def test_gpu_graph_safe_calls_replay_without_python():
+    cupy = pytest.importorskip("cupy")
+    runs = []
+
+    def f(a, out):
+        runs.append(1)
+        cupy.multiply(a, 3.0, out=out)
+
+    g = jax.jit(lambda v: cupy_lazy_apply(f, v, graph_safe=True))
+    x = np.random.default_rng(1).normal(size=1024)
+    xd = _gpu(x)
+    for _ in range(50):
+        np.testing.assert_array_equal(np.asarray(g(xd)), x * 3.0)
+    # One capture per set of buffer addresses XLA hands the call, and XLA reuses them.
+    assert 1 <= len(runs) <= 5, len(runs)
+
+
+@pytest.mark.gpu
+def test_gpu_graph_safe_replays_follow_new_buffers():
+    cupy = pytest.importorskip("cupy")
+
+    def f(a, out):
+        cupy.add(a, 1.0, out=out)
+
+    g = jax.jit(lambda v: cupy_lazy_apply(f, v, graph_safe=True))
+    xs = [np.full(4096, float(k)) for k in range(12)]
+    # Outputs kept alive, so every call gets new output addresses; then inputs alternate.
+    outs = [g(_gpu(x)) for x in xs]
+    inputs = [_gpu(x) for x in xs[:3]]
+    outs += [g(inputs[k % 3]) for k in range(12)]
+    want = [x + 1.0 for x in xs] + [xs[k % 3] + 1.0 for k in range(12)]
+    for got, w in zip(outs, want):
+        np.testing.assert_array_equal(np.asarray(got), w)
+    assert _callback.graphs_kept() >= 1
+
+
+@pytest.mark.gpu
+def test_gpu_graph_safe_arena_allocations_replay():
+    cupy = pytest.importorskip("cupy")
+
+    def f(a):
+        return cupy.sqrt(a) * 2.0 + a  # temporaries from the workspace arena
+
+    g = jax.jit(lambda v: cupy_lazy_apply(f, v, workspace=1 << 20, graph_safe=True))
+    for k in range(6):
+        x = np.linspace(k, k + 1.0, 2048)
+        np.testing.assert_allclose(np.asarray(g(_gpu(x))), np.sqrt(x) * 2.0 + x, rtol=1e-15)
+
+
+@pytest.mark.gpu
+def test_gpu_graph_safe_function_that_cannot_be_captured_runs_every_time():
+    cupy = pytest.importorskip("cupy")
+    runs = []
+
+    def f(a, out):
+        runs.append(1)
+        cupy.multiply(a, 2.0, out=out)
+        float(out[0])  # a host read: not capturable
+
+    g = jax.jit(lambda v: cupy_lazy_apply(f, v, graph_safe=True))
+    x = np.arange(256.0)
+    for _ in range(5):
+        np.testing.assert_array_equal(np.asarray(g(_gpu(x))), x * 2.0)
+    assert len(runs) == 6, len(runs)  # the failed capture, then every call uncaptured
+
+
+@pytest.mark.gpu
+def test_gpu_graph_safe_exception_surfaces_and_graphs_are_dropped_with_the_call():
+    cupy = pytest.importorskip("cupy")
+
+    def bad(a):
+        raise KeyError("no such thing")
+
+    with pytest.raises(Exception, match="KeyError.*no such thing"):
+        jax.block_until_ready(jax.jit(lambda v: cupy_lazy_apply(bad, v, graph_safe=True))(_gpu(np.ones(8))))
+    jax.clear_caches()
+    gc.collect()
+    before = _callback.graphs_kept()
+    for k in range(20):  # 20 call sites (a static argument each), captured once each
+        f = jax.jit(lambda v, k=k: cupy_lazy_apply(lambda a, kk: a + kk, v, k, workspace=1 << 16, graph_safe=True))
+        np.testing.assert_array_equal(np.asarray(f(_gpu(np.zeros(64)))), np.full(64, float(k)))
+    assert _callback.graphs_kept() >= before + 20
+    del f
+    jax.clear_caches()
+    gc.collect()
+    assert _callback.graphs_kept() <= before, (before, _callback.graphs_kept())
+
+
 @pytest.mark.parametrize("method", ["sequential", "expand_dims", "broadcast_all"])
 def test_vmap_methods(method):
     xs, w = np.arange(12.0).reshape(3, 4), np.arange(4.0)

@@ -80,12 +80,19 @@ def register(delegate) -> int:
 def _forget(i: int) -> None:
     with _registry_lock:
         _registry.pop(i, None)
+    if _lib is not None:
+        _lib.bg_callback_forget(i)  # graphs kept for replaying a graph_safe call
 
 
 def live_ids() -> int:
     """How many delegates are registered (for leak tests)."""
     with _registry_lock:
         return len(_registry)
+
+
+def graphs_kept() -> int:
+    """How many CUDA graphs the library keeps for replaying graph_safe calls (leak tests)."""
+    return library().bg_callback_graphs_kept()
 
 
 def buffer_info(b: _Buffer) -> tuple[int, tuple[int, ...], np.dtype]:
@@ -167,6 +174,9 @@ def library() -> ctypes.CDLL:
             lib.bg_callback_shutdown.argtypes = [ctypes.c_uint64]
             lib.bg_callback_shutdown.restype = ctypes.c_bool
             atexit.register(lib.bg_callback_shutdown, _SHUTDOWN_WAIT_MS)
+            lib.bg_callback_forget.argtypes = [ctypes.c_int64]
+            lib.bg_callback_forget.restype = None
+            lib.bg_callback_graphs_kept.restype = ctypes.c_uint64
             _library.register_handler(lib, TARGET, "bg_callback_cpu", "cpu")
             _library.register_handler(lib, TARGET, "bg_callback_cuda", "cuda", instantiate=False)
             _library.register_handler(lib, TARGET_GRAPH, "bg_callback_cuda_graph", "cuda", instantiate=False)

@@ -311,9 +311,12 @@ def cupy_lazy_apply(
       it come from a bump arena over a ``workspace``-byte scratch buffer XLA owns, then from
       XLA's allocator, and are released when the call returns.
     - On CPU ``func_cpu`` (default: ``func``, for array-API-generic functions) gets NumPy views.
-    - ``graph_safe=True`` lets XLA capture the call into a CUDA graph: Python then runs only
-      when XLA (re)captures, so ``func`` must issue the same device work every time (CuPy
-      kernels with ``out=`` and the workspace arena: yes; cuBLAS, cuFFT, CuPy's pool: no).
+    - ``graph_safe=True`` promises that ``func`` issues the same device work every time
+      (CuPy kernels with ``out=`` and the workspace arena: yes; cuBLAS, cuFFT, CuPy's pool,
+      synchronisation, host reads: no). The call is then captured into a CUDA graph, by
+      XLA's command buffers or else by the bridge, and Python runs only when a graph is
+      made: later calls on the same buffers replay it, at the cost of a native op. A
+      ``func`` whose capture fails runs uncaptured, every time.
     - Under ``jax.vmap`` ``vmap_method`` says how: ``"sequential"`` (one call per element),
       ``"expand_dims"`` (one call; unbatched arrays get a leading axis of 1) or
       ``"broadcast_all"`` (one call; every array gets the full batch axis). Without it,

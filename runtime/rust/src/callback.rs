@@ -8,6 +8,7 @@
 //! (`XLA_FFI_DeviceMemory_Allocate`) through `CallbackCall::allocate`, and is freed when
 //! the call returns: nothing allocated in a call outlives it.
 
+use crate::cuda::replay::Plan;
 use crate::ffi::{XLA_FFI_CallFrame, XLA_FFI_Error, COMMAND_BUFFER_COMPATIBLE};
 use crate::frame::{entry, Call, FfiError};
 use std::ffi::{c_char, c_int, c_void};
@@ -100,11 +101,17 @@ struct State<'c, 'a> {
     call: &'c Call<'a>,
     allocations: Vec<(*mut c_void, usize)>,
     failure: Option<FfiError>,
+    /// The call is being captured into a graph for replay (`cuda::replay`): memory from
+    /// XLA's allocator would be gone when the graph runs again, so none is handed out.
+    capturing: bool,
 }
 
 unsafe extern "C" fn allocate(call: *mut CallbackCall, size: usize, out: *mut *mut c_void) -> c_int {
     // SAFETY: `state` is the State of the running handler, alive until it returns.
     let state = &mut *((*call).state as *mut State);
+    if state.capturing {
+        return 1;
+    }
     match state.call.allocate(size.max(1), 16) {
         Ok(p) => {
             state.allocations.push((p, size.max(1)));
@@ -118,7 +125,7 @@ unsafe extern "C" fn allocate(call: *mut CallbackCall, size: usize, out: *mut *m
     }
 }
 
-fn run(call: &Call, platform: i32) -> Result<(), FfiError> {
+fn run(call: &Call, platform: i32, graph_safe: bool) -> Result<(), FfiError> {
     // Counted before the dispatcher is read: `bg_callback_shutdown` clears it first, then
     // waits for the count, so a call either sees no dispatcher or is waited for.
     let _in_flight = InFlight::enter();
@@ -145,30 +152,58 @@ fn run(call: &Call, platform: i32) -> Result<(), FfiError> {
     let args: Vec<CallbackBuffer> = (0..call.num_args()).map(|i| call.arg(i).map(describe)).collect::<Result<_, _>>()?;
     let rets: Vec<CallbackBuffer> = (0..call.num_rets()).map(|i| call.ret(i).map(describe)).collect::<Result<_, _>>()?;
     let mut error = vec![0 as c_char; ERROR_CAPACITY];
-    let mut state = State { call, allocations: Vec::new(), failure: None };
-    let mut cc = CallbackCall {
-        id,
-        platform,
-        device,
-        stream,
-        nargs: args.len() as i64,
-        args: args.as_ptr(),
-        nrets: rets.len() as i64,
-        rets: rets.as_ptr(),
-        allocate,
-        state: &mut state as *mut State as *mut c_void,
-        error: error.as_mut_ptr(),
-        error_capacity: ERROR_CAPACITY,
-    };
-    // SAFETY: the dispatcher reads `cc` and the buffers it points to, all alive here.
-    let rc = unsafe { dispatcher(&mut cc) };
-    let mut result = Ok(());
-    if rc != 0 {
+    let mut state = State { call, allocations: Vec::new(), failure: None, capturing: false };
+    let mut dispatch = |state: &mut State, stream: *mut c_void| {
+        let mut cc = CallbackCall {
+            id,
+            platform,
+            device,
+            stream,
+            nargs: args.len() as i64,
+            args: args.as_ptr(),
+            nrets: rets.len() as i64,
+            rets: rets.as_ptr(),
+            allocate,
+            state: state as *mut State as *mut c_void,
+            error: error.as_mut_ptr(),
+            error_capacity: ERROR_CAPACITY,
+        };
+        // SAFETY: the dispatcher reads `cc` and the buffers it points to, all alive here.
+        let rc = unsafe { dispatcher(&mut cc) };
+        if rc == 0 {
+            return Ok(());
+        }
         // SAFETY: the buffer is NUL-terminated (zeroed, and the writer leaves the last byte).
         error[ERROR_CAPACITY - 1] = 0;
         let msg = unsafe { std::ffi::CStr::from_ptr(error.as_ptr()) }.to_string_lossy().into_owned();
-        result = Err(state.failure.take().unwrap_or(FfiError::internal(msg)));
-    }
+        Err(state.failure.take().unwrap_or(FfiError::internal(msg)))
+    };
+    let result = if graph_safe && platform == CUDA {
+        let addresses = args.iter().chain(&rets).map(|b| b.data as usize).collect();
+        // SAFETY: XLA's stream and device for this call.
+        match unsafe { crate::cuda::replay::plan(id, device, stream, addresses)? } {
+            Plan::Replayed => Ok(()),
+            Plan::Run => dispatch(&mut state, stream),
+            Plan::Capture(capture) => {
+                state.capturing = true;
+                let captured = dispatch(&mut state, capture.stream);
+                state.capturing = false;
+                if capture.finish(captured.is_ok())? {
+                    Ok(())
+                } else {
+                    // Nothing ran: run it again outside a capture, and if that works, the
+                    // callable is not capturable (it synchronised, read memory back...).
+                    let again = dispatch(&mut state, stream);
+                    if again.is_ok() {
+                        crate::cuda::replay::mark_uncapturable(id);
+                    }
+                    again
+                }
+            }
+        }
+    } else {
+        dispatch(&mut state, stream)
+    };
     // Work on XLA's stream may still use these; XLA's allocator is ordered on that stream.
     for (p, size) in state.allocations.drain(..) {
         call.free(p, size)?;
@@ -176,26 +211,40 @@ fn run(call: &Call, platform: i32) -> Result<(), FfiError> {
     result
 }
 
+/// Python forgot callable `id` (its traced call is gone): drop the graphs kept for it.
+#[no_mangle]
+pub extern "C" fn bg_callback_forget(id: i64) {
+    crate::cuda::replay::forget(id);
+}
+
+/// Graphs kept for replay over all callables (for leak tests).
+#[no_mangle]
+pub extern "C" fn bg_callback_graphs_kept() -> u64 {
+    crate::cuda::replay::kept() as u64
+}
+
 /// # Safety
 /// Called by XLA with a valid call frame.
 #[no_mangle]
 pub unsafe extern "C" fn bg_callback_cpu(frame: *mut XLA_FFI_CallFrame) -> *mut XLA_FFI_Error {
-    entry(frame, "jax_cupy_bridge callback", 0, |call| run(call, CPU))
+    entry(frame, "jax_cupy_bridge callback", 0, |call| run(call, CPU, false))
 }
 
 /// # Safety
 /// Called by XLA with a valid call frame.
 #[no_mangle]
 pub unsafe extern "C" fn bg_callback_cuda(frame: *mut XLA_FFI_CallFrame) -> *mut XLA_FFI_Error {
-    entry(frame, "jax_cupy_bridge callback", 0, |call| run(call, CUDA))
+    entry(frame, "jax_cupy_bridge callback", 0, |call| run(call, CUDA, false))
 }
 
-/// The same, declared safe for XLA's command buffers (`graph_safe=True`): Python runs only
-/// when XLA (re)captures, so the callable must issue the same device work every time.
+/// The same, declared safe for XLA's command buffers (`graph_safe=True`): the callable
+/// must issue the same device work every time, so Python runs only when XLA (re)captures
+/// the call, or, outside XLA's command buffers, when `cuda::replay` has no graph of the
+/// call for these buffer addresses yet.
 ///
 /// # Safety
 /// Called by XLA with a valid call frame.
 #[no_mangle]
 pub unsafe extern "C" fn bg_callback_cuda_graph(frame: *mut XLA_FFI_CallFrame) -> *mut XLA_FFI_Error {
-    entry(frame, "jax_cupy_bridge callback", COMMAND_BUFFER_COMPATIBLE, |call| run(call, CUDA))
+    entry(frame, "jax_cupy_bridge callback", COMMAND_BUFFER_COMPATIBLE, |call| run(call, CUDA, true))
 }

@@ -7,9 +7,10 @@
 //! - `cpu`: NumPy-style broadcasting elementwise execution over XLA's row-major buffers,
 //!   split over a thread pool for large arrays;
 //! - `cuda`: the same on CUDA, NVRTC-compiled kernels launched on XLA's stream through
-//!   the driver API loaded at run time;
+//!   the driver API loaded at run time, and graph replay of graph-safe delegated calls;
 //! - `broadcast`, `elementwise`: operand checks and broadcasting shared by both;
-//! - `callback`: handlers that delegate to Python callables (`cupy_lazy_apply`);
+//! - `callback`: handlers that delegate to Python callables (`cupy_lazy_apply`), or replay
+//!   what a graph-safe one captured (`cuda::replay`);
 //! - `exports`: symbols the Python side reads (FFI API versions).
 
 pub mod broadcast;

@@ -13,6 +13,8 @@ pub type CUcontext = *mut c_void;
 pub type CUmodule = *mut c_void;
 pub type CUfunction = *mut c_void;
 pub type CUstream = *mut c_void;
+pub type CUgraph = *mut c_void;
+pub type CUgraphExec = *mut c_void;
 
 pub const CUDA_SUCCESS: CUresult = 0;
 pub const ATTR_MULTIPROCESSOR_COUNT: c_int = 16;
@@ -21,6 +23,10 @@ pub const ATTR_COMPUTE_CAPABILITY_MINOR: c_int = 76;
 pub const FUNC_ATTR_MAX_THREADS_PER_BLOCK: c_int = 0;
 pub const STREAM_CAPTURE_STATUS_NONE: c_int = 0;
 pub const LIMIT_STACK_SIZE: c_int = 0;
+/// `CU_STREAM_CAPTURE_MODE_THREAD_LOCAL`: only this thread's unsafe calls end a capture.
+pub const STREAM_CAPTURE_MODE_THREAD_LOCAL: c_int = 1;
+/// `CU_STREAM_NON_BLOCKING`: no implicit synchronisation with the legacy default stream.
+pub const STREAM_NON_BLOCKING: c_uint = 1;
 
 /// The driver entry points bridgegen uses.
 pub struct Driver {
@@ -39,6 +45,13 @@ pub struct Driver {
     pub cuFuncGetAttribute: unsafe extern "C" fn(*mut c_int, c_int, CUfunction) -> CUresult,
     pub cuStreamIsCapturing: unsafe extern "C" fn(CUstream, *mut c_int) -> CUresult,
     pub cuMemsetD8Async: unsafe extern "C" fn(u64, u8, usize, CUstream) -> CUresult,
+    pub cuStreamCreate: unsafe extern "C" fn(*mut CUstream, c_uint) -> CUresult,
+    pub cuStreamBeginCapture: unsafe extern "C" fn(CUstream, c_int) -> CUresult,
+    pub cuStreamEndCapture: unsafe extern "C" fn(CUstream, *mut CUgraph) -> CUresult,
+    pub cuGraphInstantiateWithFlags: unsafe extern "C" fn(*mut CUgraphExec, CUgraph, u64) -> CUresult,
+    pub cuGraphLaunch: unsafe extern "C" fn(CUgraphExec, CUstream) -> CUresult,
+    pub cuGraphDestroy: unsafe extern "C" fn(CUgraph) -> CUresult,
+    pub cuGraphExecDestroy: unsafe extern "C" fn(CUgraphExec) -> CUresult,
     pub cuCtxGetLimit: unsafe extern "C" fn(*mut usize, c_int) -> CUresult,
     pub cuCtxSetLimit: unsafe extern "C" fn(c_int, usize) -> CUresult,
     #[allow(clippy::type_complexity)]
@@ -87,6 +100,13 @@ impl Driver {
             cuFuncGetAttribute: sym!(b"cuFuncGetAttribute\0"),
             cuStreamIsCapturing: sym!(b"cuStreamIsCapturing\0"),
             cuMemsetD8Async: sym!(b"cuMemsetD8Async\0"),
+            cuStreamCreate: sym!(b"cuStreamCreate\0"),
+            cuStreamBeginCapture: sym!(b"cuStreamBeginCapture_v2\0"),
+            cuStreamEndCapture: sym!(b"cuStreamEndCapture\0"),
+            cuGraphInstantiateWithFlags: sym!(b"cuGraphInstantiateWithFlags\0"),
+            cuGraphLaunch: sym!(b"cuGraphLaunch\0"),
+            cuGraphDestroy: sym!(b"cuGraphDestroy\0"),
+            cuGraphExecDestroy: sym!(b"cuGraphExecDestroy\0"),
             cuCtxGetLimit: sym!(b"cuCtxGetLimit\0"),
             cuCtxSetLimit: sym!(b"cuCtxSetLimit\0"),
             cuLaunchKernel: sym!(b"cuLaunchKernel\0"),

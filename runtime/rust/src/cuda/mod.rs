@@ -6,6 +6,7 @@
 
 pub mod driver;
 pub mod module;
+pub mod replay;
 
 use crate::broadcast::Broadcast;
 use crate::dtype::DType;
