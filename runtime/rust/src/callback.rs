@@ -179,9 +179,16 @@ fn run(call: &Call, platform: i32, graph_safe: bool) -> Result<(), FfiError> {
         Err(state.failure.take().unwrap_or(FfiError::internal(msg)))
     };
     let result = if graph_safe && platform == CUDA {
-        let addresses = args.iter().chain(&rets).map(|b| b.data as usize).collect();
+        // What a graph depends on: each buffer's address, and (for safety's sake, though a
+        // call site's shapes are fixed) its type and shape.
+        let mut key = Vec::new();
+        for b in args.iter().chain(&rets) {
+            key.extend([b.data as usize, b.dtype as usize, b.rank as usize]);
+            // SAFETY: `dims` points to `rank` dimensions of a live buffer of this call.
+            key.extend(unsafe { std::slice::from_raw_parts(b.dims, b.rank as usize) }.iter().map(|&d| d as usize));
+        }
         // SAFETY: XLA's stream and device for this call.
-        match unsafe { crate::cuda::replay::plan(id, device, stream, addresses)? } {
+        match unsafe { crate::cuda::replay::plan(id, device, stream, key)? } {
             Plan::Replayed => Ok(()),
             Plan::Run => dispatch(&mut state, stream),
             Plan::Capture(capture) => {

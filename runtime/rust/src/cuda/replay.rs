@@ -109,11 +109,12 @@ unsafe fn capture_stream(d: &Driver, ordinal: i32) -> Result<CUstream, FfiError>
     Ok(s)
 }
 
-/// Replay the graph of callable `id` for these buffer addresses, or start capturing one.
+/// Replay the graph of callable `id` for `key` (the call's buffer addresses, types and
+/// shapes), or start capturing one.
 ///
 /// # Safety
 /// `stream` must be XLA's stream for the running call, on device `ordinal`.
-pub unsafe fn plan(id: i64, ordinal: i32, stream: CUstream, addresses: Vec<usize>) -> Result<Plan, FfiError> {
+pub unsafe fn plan(id: i64, ordinal: i32, stream: CUstream, key: Vec<usize>) -> Result<Plan, FfiError> {
     let d = Driver::get()?;
     // SAFETY: the primary context of the call's device, retained for the process.
     let context = ContextGuard::push(d, primary_context(d, ordinal)?)?;
@@ -127,7 +128,7 @@ pub unsafe fn plan(id: i64, ordinal: i32, stream: CUstream, addresses: Vec<usize
         if g.uncapturable.contains(&id) {
             return Ok(Plan::Run);
         }
-        if let Some((_, exec)) = g.execs.get(&id).and_then(|v| v.iter().find(|(k, _)| *k == addresses)) {
+        if let Some((_, exec)) = g.execs.get(&id).and_then(|v| v.iter().find(|(k, _)| *k == key)) {
             d.check((d.cuGraphLaunch)(exec.0, stream), "cuGraphLaunch")?;
             return Ok(Plan::Replayed);
         }
@@ -135,7 +136,7 @@ pub unsafe fn plan(id: i64, ordinal: i32, stream: CUstream, addresses: Vec<usize
     let capture = capture_stream(d, ordinal)?;
     // Thread-local mode: only this thread's unsafe calls end the capture; `finish` ends it.
     d.check((d.cuStreamBeginCapture)(capture, STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture")?;
-    Ok(Plan::Capture(Capture { id, stream: capture, xla_stream: stream, key: addresses, _context: context }))
+    Ok(Plan::Capture(Capture { id, stream: capture, xla_stream: stream, key, _context: context }))
 }
 
 impl Capture {
