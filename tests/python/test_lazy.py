@@ -305,7 +305,7 @@ def test_gpu_threads_keep_their_calls_apart():
     def worker(t):
         try:
             x = _gpu(np.full(1024, float(t)))
-            for _ in range(200):
+            for _ in range(1000):
                 y = f(x, t + 1)
             np.testing.assert_array_equal(np.asarray(y), np.full(1024, float(t * (t + 1))))
         except Exception as e:  # pragma: no cover
@@ -320,20 +320,24 @@ def test_gpu_threads_keep_their_calls_apart():
 
 
 @pytest.mark.gpu
-def test_gpu_many_calls_do_not_grow_device_memory():
+@pytest.mark.parametrize("graph_safe", [False, True])
+def test_gpu_many_calls_do_not_grow_device_or_host_memory(graph_safe):
     cupy = pytest.importorskip("cupy")
     dev = jax.devices("cuda")[0]
-    f = jax.jit(lambda v: cupy_lazy_apply(lambda a: cupy.sqrt(a) + a.mean(), v))
+    f = jax.jit(lambda v: cupy_lazy_apply(lambda a: cupy.sqrt(a) + a.mean(), v, workspace=1 << 20, graph_safe=graph_safe))
     x = _gpu(np.ones(4096))
-    for _ in range(100):
+    graphs = _callback.graphs_kept()
+    for _ in range(2000):
         f(x)
     jax.block_until_ready(f(x))
-    start = (dev.memory_stats() or {}).get("bytes_in_use", 0), cupy.get_default_memory_pool().used_bytes()
-    for _ in range(10_000):
+    start = (dev.memory_stats() or {}).get("bytes_in_use", 0), cupy.get_default_memory_pool().used_bytes(), _rss_bytes()
+    for _ in range(100_000):
         y = f(x)
     jax.block_until_ready(y)
-    end = (dev.memory_stats() or {}).get("bytes_in_use", 0), cupy.get_default_memory_pool().used_bytes()
-    assert end[0] - start[0] < 1 << 20 and end[1] == start[1], (start, end)
+    end = (dev.memory_stats() or {}).get("bytes_in_use", 0), cupy.get_default_memory_pool().used_bytes(), _rss_bytes()
+    assert end[0] - start[0] < 1 << 20 and end[1] == start[1] and end[2] - start[2] < 16 << 20, (start, end)
+    kept = _callback.graphs_kept() - graphs  # replayed, and bounded per call site
+    assert (1 <= kept <= 8) if graph_safe else kept == 0, kept
 
 
 GRAPH_SCRIPT = """
