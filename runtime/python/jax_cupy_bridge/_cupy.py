@@ -12,8 +12,9 @@ import math
 from . import _callback
 
 _cupy = None
-# cupy Stream objects over XLA's streams, by (device, stream pointer): XLA keeps its streams
-# for the life of its client, and a wrapper only holds the pointer (it owns nothing).
+# cupy Stream objects over XLA's streams (and the runtime's per-thread capture streams of
+# graph_safe calls), by (device, stream pointer): both live as long as the process's XLA
+# client or thread, and a wrapper only holds the pointer (it owns nothing).
 _streams: dict = {}
 
 

@@ -151,9 +151,10 @@ fn run(call: &Call, platform: i32, graph_safe: bool) -> Result<(), FfiError> {
     };
     let args: Vec<CallbackBuffer> = (0..call.num_args()).map(|i| call.arg(i).map(describe)).collect::<Result<_, _>>()?;
     let rets: Vec<CallbackBuffer> = (0..call.num_rets()).map(|i| call.ret(i).map(describe)).collect::<Result<_, _>>()?;
-    let mut error = vec![0 as c_char; ERROR_CAPACITY];
     let mut state = State { call, allocations: Vec::new(), failure: None, capturing: false };
-    let mut dispatch = |state: &mut State, stream: *mut c_void| {
+    // Allocated per dispatch, so a replayed graph_safe call allocates no error buffer.
+    let dispatch = |state: &mut State, stream: *mut c_void| {
+        let mut error = vec![0 as c_char; ERROR_CAPACITY];
         let mut cc = CallbackCall {
             id,
             platform,

@@ -135,6 +135,26 @@ impl Drop for ContextGuard<'_> {
     }
 }
 
+/// The primary context of device `ordinal`, retained once per process (the runtime holds
+/// it for the life of the process, like the modules loaded into it).
+pub fn primary_context(d: &Driver, ordinal: i32) -> Result<CUcontext, FfiError> {
+    static CONTEXTS: [OnceLock<Result<usize, String>>; MAX_DEVICES] = [const { OnceLock::new() }; MAX_DEVICES];
+    let slot = usize::try_from(ordinal)
+        .ok()
+        .and_then(|i| CONTEXTS.get(i))
+        .ok_or_else(|| FfiError::internal(format!("device ordinal {ordinal} is outside 0..{MAX_DEVICES}")))?;
+    let ctx = slot.get_or_init(|| {
+        let (mut dev, mut ctx): (CUdevice, CUcontext) = (0, std::ptr::null_mut());
+        // SAFETY: plain driver calls with valid out-pointers.
+        unsafe {
+            d.check((d.cuDeviceGet)(&mut dev, ordinal), "cuDeviceGet").map_err(|e| e.message)?;
+            d.check((d.cuDevicePrimaryCtxRetain)(&mut ctx, dev), "cuDevicePrimaryCtxRetain").map_err(|e| e.message)?;
+        }
+        Ok(ctx as usize)
+    });
+    ctx.clone().map(|c| c as CUcontext).map_err(FfiError::internal)
+}
+
 impl Module {
     pub const fn new(name: &'static str, images: &'static [Image], kernels: &'static [&'static CStr], stack: usize) -> Module {
         Module { name, images, kernels, stack, devices: [const { OnceLock::new() }; MAX_DEVICES] }
@@ -197,8 +217,7 @@ impl Module {
             let mut sms = 0;
             d.check((d.cuDeviceGetAttribute)(&mut sms, ATTR_MULTIPROCESSOR_COUNT, dev), "cuDeviceGetAttribute")?;
             let image = select(self.images, major as u32, minor as u32).map_err(FfiError::internal)?;
-            let mut context: CUcontext = std::ptr::null_mut();
-            d.check((d.cuDevicePrimaryCtxRetain)(&mut context, dev), "cuDevicePrimaryCtxRetain")?;
+            let context = primary_context(d, ordinal)?;
             let _guard = ContextGuard::push(d, context)?;
             if self.stack > 0 {
                 // Recursion (hyp2f1) needs more than CUDA's default 1 KiB per thread; a kernel

@@ -15,7 +15,7 @@
 //! graphs, and drops them when Python forgets the callable.
 
 use super::driver::*;
-use super::module::{ContextGuard, MAX_DEVICES};
+use super::module::{primary_context, ContextGuard};
 use crate::frame::FfiError;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, OnceLock};
@@ -49,25 +49,6 @@ fn graphs() -> std::sync::MutexGuard<'static, Graphs> {
     static GRAPHS: OnceLock<Mutex<Graphs>> = OnceLock::new();
     // A panic while holding the lock leaves plain data behind: keep using it.
     GRAPHS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// The primary context of device `ordinal` (retained once per process).
-fn primary_context(d: &Driver, ordinal: i32) -> Result<CUcontext, FfiError> {
-    static CONTEXTS: [OnceLock<Result<usize, String>>; MAX_DEVICES] = [const { OnceLock::new() }; MAX_DEVICES];
-    let slot = usize::try_from(ordinal)
-        .ok()
-        .and_then(|i| CONTEXTS.get(i))
-        .ok_or_else(|| FfiError::internal(format!("device ordinal {ordinal} is outside 0..{MAX_DEVICES}")))?;
-    let ctx = slot.get_or_init(|| {
-        let (mut dev, mut ctx): (CUdevice, CUcontext) = (0, std::ptr::null_mut());
-        // SAFETY: plain driver calls with valid out-pointers.
-        unsafe {
-            d.check((d.cuDeviceGet)(&mut dev, ordinal), "cuDeviceGet").map_err(|e| e.message.clone())?;
-            d.check((d.cuDevicePrimaryCtxRetain)(&mut ctx, dev), "cuDevicePrimaryCtxRetain").map_err(|e| e.message.clone())?;
-        }
-        Ok(ctx as usize)
-    });
-    ctx.clone().map(|c| c as CUcontext).map_err(FfiError::internal)
 }
 
 /// What a graph-safe call does.
