@@ -143,8 +143,9 @@ def loop_paths(body, n=1 << 10, iters=100):
         return jax.jit(lambda v: jax.lax.fori_loop(0, iters, lambda i, acc: body(f, acc, v), v))
 
     return {
-        "bridge": looped(jax_xsf.gammaln),
-        "bridge, overwrite_input": looped(lambda v: jax_xsf.gammaln(v, overwrite_input=True)),
+        "bridge": looped(jax_xsf.gammaln),  # in place where the carry dies at the call
+        "bridge, never in place": looped(lambda v: jax_xsf.gammaln(v, overwrite_input=False)),
+        "bridge, always in place": looped(lambda v: jax_xsf.gammaln(v, overwrite_input=True)),
         "jax.scipy": looped(jsp.gammaln),
         "buffer_callback": looped(bc),
     }, x, iters

@@ -25,6 +25,18 @@ def load_spec(path=XSF_SPEC) -> dict:
         return tomllib.load(f)
 
 
+def command_buffer_env() -> dict:
+    """Environment of a child process that runs with XLA's command buffers forced on. The
+    parent holds its share of GPU memory (XLA preallocates): the child allocates as it
+    goes, or its allocator's failed tries at a large pool show up as CUDA errors under
+    compute-sanitizer."""
+    env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false")
+    env["XLA_FLAGS"] = (
+        env.get("XLA_FLAGS", "") + " --xla_gpu_graph_min_graph_size=1 --xla_gpu_enable_command_buffer=FUSION,CUSTOM_CALL"
+    )
+    return env
+
+
 def has_cuda() -> bool:
     try:
         return any(d.platform == "gpu" for d in jax.devices())

@@ -8,7 +8,6 @@ kernel) and BRIDGEGEN_REQUIRE_GPU=1 (`just test-gpu`, docs/gpu.md).
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
@@ -19,7 +18,7 @@ import numpy as np
 import pytest
 import scipy.special as sc
 
-from conftest import load_spec
+from conftest import command_buffer_env, load_spec
 from test_accuracy import KAPPA_NEAR_ZERO, UFUNCS, condition_numbers, random_args, scipy_function
 
 jax_xsf = pytest.importorskip("jax_xsf")
@@ -179,12 +178,13 @@ def test_overwrite_input_in_a_loop_on_the_gpu():
     x = jax.device_put(np.linspace(2.5, 3.5, 4096), gpu())
     outs = [
         jax.jit(lambda v, kw=kw: jax.lax.fori_loop(0, 30, lambda i, acc: jax_xsf.gammaln(acc, **kw) / 2 + 2, v))(x)
-        for kw in ({}, {"overwrite_input": True})
+        for kw in ({"overwrite_input": False}, {"overwrite_input": True}, {})
     ]
     want = np.linspace(2.5, 3.5, 4096)
     for _ in range(30):
         want = sc.gammaln(want) / 2 + 2
     np.testing.assert_array_equal(np.asarray(outs[1]), np.asarray(outs[0]))
+    np.testing.assert_array_equal(np.asarray(outs[2]), np.asarray(outs[0]))  # in place by default
     np.testing.assert_allclose(np.asarray(outs[1]), want, rtol=1e-13)
     # The jit argument survives (XLA copies it before the in-place call).
     y = jax.jit(lambda v: jax_xsf.gammaln(v, overwrite_input=True))(x)
@@ -245,11 +245,7 @@ COMMAND_BUFFER_SCRIPT = textwrap.dedent(
 
 
 def test_under_xla_command_buffers():
-    env = dict(os.environ)
-    env["XLA_FLAGS"] = (
-        env.get("XLA_FLAGS", "") + " --xla_gpu_graph_min_graph_size=1 --xla_gpu_enable_command_buffer=FUSION,CUSTOM_CALL"
-    )
-    r = subprocess.run([sys.executable, "-c", COMMAND_BUFFER_SCRIPT], env=env, capture_output=True, text=True, timeout=600)
+    r = subprocess.run([sys.executable, "-c", COMMAND_BUFFER_SCRIPT], env=command_buffer_env(), capture_output=True, text=True, timeout=600)
     assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stderr[-3000:]
 
 

@@ -365,14 +365,13 @@ print("ok")
 
 @pytest.mark.gpu
 def test_gpu_graph_safe_under_xla_command_buffers():
-    import os
     import subprocess
     import sys
 
     pytest.importorskip("cupy")
-    env = dict(os.environ)
-    env["XLA_FLAGS"] = env.get("XLA_FLAGS", "") + " --xla_gpu_graph_min_graph_size=1 --xla_gpu_enable_command_buffer=FUSION,CUSTOM_CALL"
-    r = subprocess.run([sys.executable, "-c", GRAPH_SCRIPT], env=env, capture_output=True, text=True, timeout=600)
+    from conftest import command_buffer_env
+
+    r = subprocess.run([sys.executable, "-c", GRAPH_SCRIPT], env=command_buffer_env(), capture_output=True, text=True, timeout=600)
     assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stderr[-3000:]
 
 

@@ -188,11 +188,19 @@ pub fn bad_cuda_stack(max: u32) -> Entry {
     )
 }
 
-pub fn cuda_expr_without_cuda() -> Entry {
+pub fn cuda_expr_without_cuda(key: &str) -> Entry {
     e(
-        "cuda_expr on a function without the cuda platform".into(),
+        format!("{key} on a function without the cuda platform"),
         "no CUDA kernels use this",
-        Some("add \"cuda\" to platforms, or remove cuda_expr".into()),
+        Some(format!("add \"cuda\" to platforms, or remove {key}")),
+    )
+}
+
+pub fn cuda_expr_unknown_loop(key: &str, loops: &[String]) -> Entry {
+    e(
+        format!("cuda_expr_by_loop names loop `{key}`, which the function does not declare"),
+        "not a declared loop",
+        Some(format!("key it by a signature in `loops`: {}", loops.join(", "))),
     )
 }
 

@@ -151,7 +151,7 @@ pub fn package_view(pkg: &Package, runtime_path: &str) -> PackageView {
 fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
     let statement = matches!(u.expr, Expr::Statement(_));
     let expr = u.expr.text().to_string();
-    let cuda_expr = u.cuda_expr.as_ref().map_or(expr.as_str(), Expr::text).to_string();
+    let cuda_expr = u.cuda_expr.as_ref().map_or(expr.as_str(), Expr::text);
     let loops = u
         .loops
         .iter()
@@ -172,7 +172,7 @@ fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
                 .collect(),
             statement,
             expr: expr.clone(),
-            cuda_expr: cuda_expr.clone(),
+            cuda_expr: u.cuda_expr_by_loop.get(&l.signature()).map_or(cuda_expr, Expr::text).to_string(),
         })
         .collect();
     let params = u.inputs.join(", ");
@@ -233,13 +233,18 @@ fn docstring(u: &Ufunc) -> String {
     if let Some(e) = &u.cuda_expr {
         s.push_str(&format!("\n    On CUDA devices computed as ``{}`` instead of ``{}``.", e.text(), u.expr.text()));
     }
+    if !u.cuda_expr_by_loop.is_empty() {
+        let each: Vec<String> = u.cuda_expr_by_loop.iter().map(|(l, e)| format!("{l} computes ``{}``", e.text())).collect();
+        s.push_str(&format!("\n    On CUDA devices loop {}.", each.join(", loop ")));
+    }
     if u.outputs.len() > 1 {
         s.push_str(&format!("\n    Returns a tuple ({}).", u.outputs.join(", ")));
     }
     s.push_str(
-        "\n    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and\n    \
-         dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy\n    \
-         per iteration.",
+        "\n    ``overwrite_input``: whether the result takes the buffer of an input of its shape and\n    \
+         dtype (XLA copies the input first where it is still needed). ``None`` (default): in a\n    \
+         loop body where the input is carried and used only here (``x = f(x)``), saving a\n    \
+         copy per iteration; ``True``: always; ``False``: never.",
     );
     // Indent continuation lines of the user's doc like the rest of the docstring.
     s.lines()

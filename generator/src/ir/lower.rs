@@ -195,8 +195,20 @@ fn lower_ufunc(
     let platforms = u.platforms.as_ref().map_or_else(|| default_platforms.clone(), |p| check_platforms(cx, p));
     if let Some(e) = &u.cuda_expr {
         if !platforms.contains(&Platform::Cuda) {
-            cx.err(e.span(), catalog::cuda_expr_without_cuda());
+            cx.err(e.span(), catalog::cuda_expr_without_cuda("cuda_expr"));
         }
+    }
+    let declared: Vec<String> = loops.iter().map(Loop::signature).collect();
+    let mut cuda_expr_by_loop = BTreeMap::new();
+    for (k, v) in u.cuda_expr_by_loop.iter().flatten() {
+        let e = check_expr(cx, v, &inputs, &outputs);
+        let sig: String = k.get_ref().chars().filter(|c| !c.is_whitespace()).collect();
+        if !platforms.contains(&Platform::Cuda) {
+            cx.err(k.span(), catalog::cuda_expr_without_cuda("cuda_expr_by_loop"));
+        } else if !declared.contains(&sig) {
+            cx.err(k.span(), catalog::cuda_expr_unknown_loop(k.get_ref(), &declared));
+        }
+        cuda_expr_by_loop.insert(sig, e);
     }
     if platforms.contains(&Platform::Cuda) && inputs.len() > MAX_CUDA_INPUTS {
         cx.err(u.inputs.span(), catalog::too_many_cuda_inputs(inputs.len(), MAX_CUDA_INPUTS));
@@ -243,6 +255,7 @@ fn lower_ufunc(
         prelude: u.prelude.as_ref().map(|p| p.get_ref().trim().to_string()).unwrap_or_default(),
         expr,
         cuda_expr,
+        cuda_expr_by_loop,
         loops,
         platforms,
         cuda_stack,

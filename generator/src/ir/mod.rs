@@ -88,6 +88,9 @@ pub struct Ufunc {
     pub expr: Expr,
     /// What the CUDA kernels evaluate instead of `expr`, if the spec says (`cuda_expr`).
     pub cuda_expr: Option<Expr>,
+    /// Loop signature -> what that loop's CUDA kernel evaluates (`cuda_expr_by_loop`),
+    /// before `cuda_expr`.
+    pub cuda_expr_by_loop: BTreeMap<String, Expr>,
     pub loops: Vec<Loop>,
     pub platforms: BTreeSet<Platform>,
     /// Bytes of device stack per thread the kernels need (0: what the compiler reserves).

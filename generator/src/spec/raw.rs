@@ -46,6 +46,10 @@ pub struct RawUfunc {
     /// as CuPy does), when it is faster on the device.
     #[serde(default)]
     pub cuda_expr: Option<Spanned<String>>,
+    /// Per type loop (its signature, e.g. "f->f"), what that loop's CUDA kernel evaluates
+    /// instead of `cuda_expr`/`expr` (CUDA's float and double functions differ in name).
+    #[serde(default)]
+    pub cuda_expr_by_loop: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
     pub loops: Spanned<Vec<Spanned<String>>>,
     /// Device stack (bytes per thread) for functions that recurse on the GPU.
     #[serde(default)]

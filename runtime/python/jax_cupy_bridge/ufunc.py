@@ -24,7 +24,7 @@ from jax._src import dispatch, sharding_impls
 from jax.experimental.custom_partitioning import custom_partitioning
 from jax.interpreters import ad, batching, mlir
 
-from . import _library
+from . import _inplace, _library
 from ._dtypes import Loop, resolve
 
 ufunc_p = Primitive("bridgegen_ufunc")
@@ -44,14 +44,14 @@ class Ufunc:
         self.platforms = tuple(platforms)
         self.built = tuple(built)
 
-    def __call__(self, *args, overwrite_input=False):
+    def __call__(self, *args, overwrite_input=None):
         if len(args) != len(self.inputs):
             raise TypeError(
                 f"{self.qualname}() takes {len(self.inputs)} argument(s) ({', '.join(self.inputs)}), "
                 f"got {len(args)}"
             )
-        if not isinstance(overwrite_input, bool):
-            raise TypeError(f"{self.qualname}: overwrite_input must be True or False, got {overwrite_input!r}")
+        if overwrite_input is not None and not isinstance(overwrite_input, bool):
+            raise TypeError(f"{self.qualname}: overwrite_input must be None, True or False, got {overwrite_input!r}")
         loop = resolve(self.qualname, self.loops, args)
         arrays = [jnp.asarray(a, dtype=dt) for a, dt in zip(args, loop.inputs)]
         try:
@@ -67,14 +67,21 @@ class Ufunc:
             built=self.built,
             out_shape=tuple(shape),
             out_dtypes=loop.outputs,
-            alias=_alias([(a.shape, a.dtype) for a in arrays], tuple(shape), loop.outputs) if overwrite_input else -1,
+            alias=_alias([(a.shape, a.dtype) for a in arrays], tuple(shape), loop.outputs),
+            overwrite=_OVERWRITE[overwrite_input],
         )
         return outs[0] if len(outs) == 1 else tuple(outs)
 
 
+# `overwrite_input` as a primitive parameter: when the first output takes the buffer of
+# operand `alias`. "in-loops" becomes "always" for a call in a loop body whose operand is
+# carried and dies there (`_inplace`).
+_OVERWRITE = {None: "in-loops", True: "always", False: "never"}
+
+
 def _alias(inputs, out_shape, out_dtypes) -> int:
-    """The input the first output may overwrite (`overwrite_input=True`): the first with the
-    output's shape and dtype, or -1 when none has them (the flag then changes nothing)."""
+    """The input the first output may overwrite: the first with the output's shape and
+    dtype, or -1 when none has them (`overwrite_input` then changes nothing)."""
     for k, (shape, dtype) in enumerate(inputs):
         if tuple(shape) == tuple(out_shape) and np.dtype(dtype) == np.dtype(out_dtypes[0]):
             return k
@@ -137,7 +144,9 @@ def _impl(*args, **params):
 ufunc_p.def_impl(_impl)
 
 
-def _lowering(ctx, *args, name, target, platforms, built, out_shape, out_dtypes, alias=-1, partitioned=False):
+def _lowering(
+    ctx, *args, name, target, platforms, built, out_shape, out_dtypes, alias=-1, overwrite="never", partitioned=False
+):
     for platform in ctx.module_context.platforms:
         if platform not in platforms:
             raise NotImplementedError(
@@ -163,10 +172,10 @@ def _lowering(ctx, *args, name, target, platforms, built, out_shape, out_dtypes,
         return mlir.lower_fun(fn, multiple_results=True)(ctx, *args)
     # `alias`: the call writes its first output over that operand's buffer. Without it a
     # custom call never writes in place, so in a loop XLA copies its result into the
-    # loop-carried buffer on every iteration; with it XLA copies the operand first only
-    # when the operand is still needed (a jit argument that is not donated, a value used
-    # again), so the result is the same either way.
-    aliases = {alias: 0} if alias >= 0 else None
+    # loop-carried buffer on every iteration; with it XLA copies the operand first
+    # wherever the operand is still needed (a jit argument that is not donated, a value
+    # used again), so the result is the same either way.
+    aliases = {alias: 0} if alias >= 0 and overwrite == "always" else None
     return jax.ffi.ffi_lowering(target, operand_output_aliases=aliases)(ctx, *args)
 
 
@@ -214,6 +223,7 @@ def _elementwise_rule(in_shapes, out_shape, nout) -> str:
 
 
 mlir.register_lowering(ufunc_p, _lowering)
+_inplace.install(ufunc_p)
 # The partitioned lowering needs the device assignment (as custom_partitioning does).
 dispatch.prim_requires_devices_during_lowering.add(ufunc_p)
 
@@ -234,7 +244,7 @@ def _batch(args, dims, *, out_shape, **params):
             moved.append(a.reshape((a.shape[0],) + (1,) * pad + a.shape[1:]))
     out_shape = (size,) + tuple(out_shape)
     if params.get("alias", -1) >= 0:
-        # The aliased operand may now be broadcast against the batch: check it again.
+        # The candidate operand may now be broadcast against the batch: check it again.
         params["alias"] = _alias([(a.shape, a.dtype) for a in moved], out_shape, params["out_dtypes"])
     outs = ufunc_p.bind(*moved, out_shape=out_shape, **params)
     return outs, [0] * len(outs)

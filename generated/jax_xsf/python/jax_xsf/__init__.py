@@ -106,103 +106,110 @@ __all__ = [
 ]
 
 
-def agm(a, b, /, *, overwrite_input=False):
+def agm(a, b, /, *, overwrite_input=None):
     """Arithmetic-geometric mean.
 
     Equivalent to ``scipy.special.agm``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.agm.html
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["agm"](a, b, overwrite_input=overwrite_input)
 
 
-def airy(z, /, *, overwrite_input=False):
+def airy(z, /, *, overwrite_input=None):
     """Airy functions and their derivatives.
 
     Equivalent to ``scipy.special.airy``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.airy.html
     Type loops: f->ffff, d->dddd, F->FFFF, D->DDDD.
     Platforms: cpu.
     Returns a tuple (ai, aip, bi, bip).
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["airy"](z, overwrite_input=overwrite_input)
 
 
-def airye(z, /, *, overwrite_input=False):
+def airye(z, /, *, overwrite_input=None):
     """Exponentially scaled Airy functions and their derivatives.
 
     Equivalent to ``scipy.special.airye``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.airye.html
     Type loops: f->ffff, d->dddd, F->FFFF, D->DDDD.
     Platforms: cpu.
     Returns a tuple (eai, eaip, ebi, ebip).
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["airye"](z, overwrite_input=overwrite_input)
 
 
-def besselpoly(a, lmb, nu, /, *, overwrite_input=False):
+def besselpoly(a, lmb, nu, /, *, overwrite_input=None):
     """Weighted integral of the Bessel function of the first kind.
 
     Equivalent to ``scipy.special.besselpoly``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.besselpoly.html
     Type loops: fff->f, ddd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["besselpoly"](a, lmb, nu, overwrite_input=overwrite_input)
 
 
-def beta(a, b, /, *, overwrite_input=False):
+def beta(a, b, /, *, overwrite_input=None):
     """Beta function.
 
     Equivalent to ``scipy.special.beta``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.beta.html
     CuPy equivalent: ``cupyx.scipy.special.beta``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["beta"](a, b, overwrite_input=overwrite_input)
 
 
-def betaln(a, b, /, *, overwrite_input=False):
+def betaln(a, b, /, *, overwrite_input=None):
     """Natural logarithm of the absolute value of the beta function.
 
     Equivalent to ``scipy.special.betaln``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.betaln.html
     CuPy equivalent: ``cupyx.scipy.special.betaln``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["betaln"](a, b, overwrite_input=overwrite_input)
 
 
-def binom(n, k, /, *, overwrite_input=False):
+def binom(n, k, /, *, overwrite_input=None):
     """Binomial coefficient as a function of two real variables.
 
     Equivalent to ``scipy.special.binom``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.binom.html
     CuPy equivalent: ``cupyx.scipy.special.binom``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["binom"](n, k, overwrite_input=overwrite_input)
 
 
-def cbrt(x, /, *, overwrite_input=False):
+def cbrt(x, /, *, overwrite_input=None):
     """Element-wise cube root of x.
 
     Equivalent to ``scipy.special.cbrt``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.cbrt.html
@@ -210,249 +217,267 @@ def cbrt(x, /, *, overwrite_input=False):
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
     On CUDA devices computed as ``cbrt(x)`` instead of ``xsf::cephes::cbrt(x)``.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["cbrt"](x, overwrite_input=overwrite_input)
 
 
-def chdtr(v, x, /, *, overwrite_input=False):
+def chdtr(v, x, /, *, overwrite_input=None):
     """Chi-square cumulative distribution function.
 
     Equivalent to ``scipy.special.chdtr``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.chdtr.html
     CuPy equivalent: ``cupyx.scipy.special.chdtr``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["chdtr"](v, x, overwrite_input=overwrite_input)
 
 
-def chdtrc(v, x, /, *, overwrite_input=False):
+def chdtrc(v, x, /, *, overwrite_input=None):
     """Chi-square survival function.
 
     Equivalent to ``scipy.special.chdtrc``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.chdtrc.html
     CuPy equivalent: ``cupyx.scipy.special.chdtrc``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["chdtrc"](v, x, overwrite_input=overwrite_input)
 
 
-def chdtri(v, p, /, *, overwrite_input=False):
+def chdtri(v, p, /, *, overwrite_input=None):
     """Inverse to chdtrc with respect to x.
 
     Equivalent to ``scipy.special.chdtri``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.chdtri.html
     CuPy equivalent: ``cupyx.scipy.special.chdtri``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["chdtri"](v, p, overwrite_input=overwrite_input)
 
 
-def cosdg(x, /, *, overwrite_input=False):
+def cosdg(x, /, *, overwrite_input=None):
     """Cosine of the angle x given in degrees.
 
     Equivalent to ``scipy.special.cosdg``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.cosdg.html
     CuPy equivalent: ``cupyx.scipy.special.cosdg``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["cosdg"](x, overwrite_input=overwrite_input)
 
 
-def cosm1(x, /, *, overwrite_input=False):
+def cosm1(x, /, *, overwrite_input=None):
     """cos(x) - 1 for use when x is near zero.
 
     Equivalent to ``scipy.special.cosm1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.cosm1.html
     CuPy equivalent: ``cupyx.scipy.special.cosm1``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["cosm1"](x, overwrite_input=overwrite_input)
 
 
-def dawsn(z, /, *, overwrite_input=False):
+def dawsn(z, /, *, overwrite_input=None):
     """Dawson's integral.
 
     Equivalent to ``scipy.special.dawsn``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.dawsn.html
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["dawsn"](z, overwrite_input=overwrite_input)
 
 
-def digamma(z, /, *, overwrite_input=False):
+def digamma(z, /, *, overwrite_input=None):
     """The digamma function (psi).
 
     Equivalent to ``scipy.special.digamma``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.digamma.html
     CuPy equivalent: ``cupyx.scipy.special.digamma``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["digamma"](z, overwrite_input=overwrite_input)
 
 
-def ellipe(m, /, *, overwrite_input=False):
+def ellipe(m, /, *, overwrite_input=None):
     """Complete elliptic integral of the second kind.
 
     Equivalent to ``scipy.special.ellipe``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.ellipe.html
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["ellipe"](m, overwrite_input=overwrite_input)
 
 
-def ellipeinc(phi, m, /, *, overwrite_input=False):
+def ellipeinc(phi, m, /, *, overwrite_input=None):
     """Incomplete elliptic integral of the second kind.
 
     Equivalent to ``scipy.special.ellipeinc``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.ellipeinc.html
     CuPy equivalent: ``cupyx.scipy.special.ellipeinc``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["ellipeinc"](phi, m, overwrite_input=overwrite_input)
 
 
-def ellipk(m, /, *, overwrite_input=False):
+def ellipk(m, /, *, overwrite_input=None):
     """Complete elliptic integral of the first kind.
 
     Equivalent to ``scipy.special.ellipk``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.ellipk.html
     CuPy equivalent: ``cupyx.scipy.special.ellipk``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["ellipk"](m, overwrite_input=overwrite_input)
 
 
-def ellipkinc(phi, m, /, *, overwrite_input=False):
+def ellipkinc(phi, m, /, *, overwrite_input=None):
     """Incomplete elliptic integral of the first kind.
 
     Equivalent to ``scipy.special.ellipkinc``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.ellipkinc.html
     CuPy equivalent: ``cupyx.scipy.special.ellipkinc``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["ellipkinc"](phi, m, overwrite_input=overwrite_input)
 
 
-def ellipkm1(p, /, *, overwrite_input=False):
+def ellipkm1(p, /, *, overwrite_input=None):
     """Complete elliptic integral of the first kind around m = 1.
 
     Equivalent to ``scipy.special.ellipkm1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.ellipkm1.html
     CuPy equivalent: ``cupyx.scipy.special.ellipkm1``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["ellipkm1"](p, overwrite_input=overwrite_input)
 
 
-def erf(z, /, *, overwrite_input=False):
+def erf(z, /, *, overwrite_input=None):
     """Error function.
 
     Equivalent to ``scipy.special.erf``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.erf.html
     CuPy equivalent: ``cupyx.scipy.special.erf``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["erf"](z, overwrite_input=overwrite_input)
 
 
-def erfc(z, /, *, overwrite_input=False):
+def erfc(z, /, *, overwrite_input=None):
     """Complementary error function.
 
     Equivalent to ``scipy.special.erfc``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.erfc.html
     CuPy equivalent: ``cupyx.scipy.special.erfc``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["erfc"](z, overwrite_input=overwrite_input)
 
 
-def erfcx(z, /, *, overwrite_input=False):
+def erfcx(z, /, *, overwrite_input=None):
     """Scaled complementary error function, exp(z**2) * erfc(z).
 
     Equivalent to ``scipy.special.erfcx``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.erfcx.html
     CuPy equivalent: ``cupyx.scipy.special.erfcx``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["erfcx"](z, overwrite_input=overwrite_input)
 
 
-def erfi(z, /, *, overwrite_input=False):
+def erfi(z, /, *, overwrite_input=None):
     """Imaginary error function, -i erf(i z).
 
     Equivalent to ``scipy.special.erfi``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.erfi.html
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["erfi"](z, overwrite_input=overwrite_input)
 
 
-def exp1(z, /, *, overwrite_input=False):
+def exp1(z, /, *, overwrite_input=None):
     """Exponential integral E1.
 
     Equivalent to ``scipy.special.exp1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.exp1.html
     CuPy equivalent: ``cupyx.scipy.special.exp1``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["exp1"](z, overwrite_input=overwrite_input)
 
 
-def exp10(x, /, *, overwrite_input=False):
+def exp10(x, /, *, overwrite_input=None):
     """Compute 10**x.
 
     Equivalent to ``scipy.special.exp10``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.exp10.html
@@ -460,14 +485,15 @@ def exp10(x, /, *, overwrite_input=False):
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
     On CUDA devices computed as ``exp10(x)`` instead of ``xsf::cephes::exp10(x)``.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["exp10"](x, overwrite_input=overwrite_input)
 
 
-def exp2(x, /, *, overwrite_input=False):
+def exp2(x, /, *, overwrite_input=None):
     """Compute 2**x.
 
     Equivalent to ``scipy.special.exp2``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.exp2.html
@@ -475,126 +501,135 @@ def exp2(x, /, *, overwrite_input=False):
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
     On CUDA devices computed as ``exp2(x)`` instead of ``xsf::cephes::exp2(x)``.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["exp2"](x, overwrite_input=overwrite_input)
 
 
-def expi(x, /, *, overwrite_input=False):
+def expi(x, /, *, overwrite_input=None):
     """Exponential integral Ei.
 
     Equivalent to ``scipy.special.expi``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.expi.html
     CuPy equivalent: ``cupyx.scipy.special.expi``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["expi"](x, overwrite_input=overwrite_input)
 
 
-def expit(x, /, *, overwrite_input=False):
+def expit(x, /, *, overwrite_input=None):
     """Logistic sigmoid, 1 / (1 + exp(-x)).
 
     Equivalent to ``scipy.special.expit``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.expit.html
     CuPy equivalent: ``cupyx.scipy.special.expit``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["expit"](x, overwrite_input=overwrite_input)
 
 
-def fresnel(z, /, *, overwrite_input=False):
+def fresnel(z, /, *, overwrite_input=None):
     """Fresnel integrals S(z) and C(z) (real argument).
 
     Equivalent to ``scipy.special.fresnel``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.fresnel.html
     Type loops: f->ff, d->dd.
     Platforms: cpu, cuda.
     Returns a tuple (s, c).
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["fresnel"](z, overwrite_input=overwrite_input)
 
 
-def gamma(x, /, *, overwrite_input=False):
+def gamma(x, /, *, overwrite_input=None):
     """Gamma function.
 
     Equivalent to ``scipy.special.gamma``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.gamma.html
     CuPy equivalent: ``cupyx.scipy.special.gamma``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["gamma"](x, overwrite_input=overwrite_input)
 
 
-def gammainc(a, x, /, *, overwrite_input=False):
+def gammainc(a, x, /, *, overwrite_input=None):
     """Regularized lower incomplete gamma function.
 
     Equivalent to ``scipy.special.gammainc``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.gammainc.html
     CuPy equivalent: ``cupyx.scipy.special.gammainc``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["gammainc"](a, x, overwrite_input=overwrite_input)
 
 
-def gammaincc(a, x, /, *, overwrite_input=False):
+def gammaincc(a, x, /, *, overwrite_input=None):
     """Regularized upper incomplete gamma function.
 
     Equivalent to ``scipy.special.gammaincc``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.gammaincc.html
     CuPy equivalent: ``cupyx.scipy.special.gammaincc``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["gammaincc"](a, x, overwrite_input=overwrite_input)
 
 
-def gammainccinv(a, y, /, *, overwrite_input=False):
+def gammainccinv(a, y, /, *, overwrite_input=None):
     """Inverse of the regularized upper incomplete gamma function with respect to x.
 
     Equivalent to ``scipy.special.gammainccinv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.gammainccinv.html
     CuPy equivalent: ``cupyx.scipy.special.gammainccinv``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["gammainccinv"](a, y, overwrite_input=overwrite_input)
 
 
-def gammaincinv(a, y, /, *, overwrite_input=False):
+def gammaincinv(a, y, /, *, overwrite_input=None):
     """Inverse of the regularized lower incomplete gamma function with respect to x.
 
     Equivalent to ``scipy.special.gammaincinv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.gammaincinv.html
     CuPy equivalent: ``cupyx.scipy.special.gammaincinv``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["gammaincinv"](a, y, overwrite_input=overwrite_input)
 
 
-def gammaln(x, /, *, overwrite_input=False):
+def gammaln(x, /, *, overwrite_input=None):
     """Logarithm of the absolute value of the gamma function.
 
     Equivalent to ``scipy.special.gammaln``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.gammaln.html
@@ -602,493 +637,530 @@ def gammaln(x, /, *, overwrite_input=False):
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
     On CUDA devices computed as ``isinf(x) && x < 0 ? x : lgamma(x)`` instead of ``xsf::gammaln(x)``.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["gammaln"](x, overwrite_input=overwrite_input)
 
 
-def gammasgn(x, /, *, overwrite_input=False):
+def gammasgn(x, /, *, overwrite_input=None):
     """Sign of the gamma function.
 
     Equivalent to ``scipy.special.gammasgn``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.gammasgn.html
     CuPy equivalent: ``cupyx.scipy.special.gammasgn``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["gammasgn"](x, overwrite_input=overwrite_input)
 
 
-def gdtr(a, b, x, /, *, overwrite_input=False):
+def gdtr(a, b, x, /, *, overwrite_input=None):
     """Gamma distribution cumulative distribution function.
 
     Equivalent to ``scipy.special.gdtr``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.gdtr.html
     CuPy equivalent: ``cupyx.scipy.special.gdtr``.
     Type loops: fff->f, ddd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["gdtr"](a, b, x, overwrite_input=overwrite_input)
 
 
-def gdtrc(a, b, x, /, *, overwrite_input=False):
+def gdtrc(a, b, x, /, *, overwrite_input=None):
     """Gamma distribution survival function.
 
     Equivalent to ``scipy.special.gdtrc``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.gdtrc.html
     CuPy equivalent: ``cupyx.scipy.special.gdtrc``.
     Type loops: fff->f, ddd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["gdtrc"](a, b, x, overwrite_input=overwrite_input)
 
 
-def gdtrib(a, p, x, /, *, overwrite_input=False):
+def gdtrib(a, p, x, /, *, overwrite_input=None):
     """Inverse of gdtr with respect to b.
 
     Equivalent to ``scipy.special.gdtrib``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.gdtrib.html
     Type loops: fff->f, ddd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["gdtrib"](a, p, x, overwrite_input=overwrite_input)
 
 
-def hyp2f1(a, b, c, z, /, *, overwrite_input=False):
+def hyp2f1(a, b, c, z, /, *, overwrite_input=None):
     """Gauss hypergeometric function 2F1(a, b; c; z).
 
     Equivalent to ``scipy.special.hyp2f1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hyp2f1.html
     Type loops: ffff->f, dddd->d, fffF->F, dddD->D.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["hyp2f1"](a, b, c, z, overwrite_input=overwrite_input)
 
 
-def i0(x, /, *, overwrite_input=False):
+def i0(x, /, *, overwrite_input=None):
     """Modified Bessel function of order 0.
 
     Equivalent to ``scipy.special.i0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.i0.html
     CuPy equivalent: ``cupyx.scipy.special.i0``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["i0"](x, overwrite_input=overwrite_input)
 
 
-def i0e(x, /, *, overwrite_input=False):
+def i0e(x, /, *, overwrite_input=None):
     """Exponentially scaled modified Bessel function of order 0.
 
     Equivalent to ``scipy.special.i0e``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.i0e.html
     CuPy equivalent: ``cupyx.scipy.special.i0e``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["i0e"](x, overwrite_input=overwrite_input)
 
 
-def i1(x, /, *, overwrite_input=False):
+def i1(x, /, *, overwrite_input=None):
     """Modified Bessel function of order 1.
 
     Equivalent to ``scipy.special.i1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.i1.html
     CuPy equivalent: ``cupyx.scipy.special.i1``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["i1"](x, overwrite_input=overwrite_input)
 
 
-def i1e(x, /, *, overwrite_input=False):
+def i1e(x, /, *, overwrite_input=None):
     """Exponentially scaled modified Bessel function of order 1.
 
     Equivalent to ``scipy.special.i1e``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.i1e.html
     CuPy equivalent: ``cupyx.scipy.special.i1e``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["i1e"](x, overwrite_input=overwrite_input)
 
 
-def iv(v, z, /, *, overwrite_input=False):
+def iv(v, z, /, *, overwrite_input=None):
     """Modified Bessel function of the first kind of real order.
 
     Equivalent to ``scipy.special.iv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.iv.html
     Type loops: ff->f, dd->d, fF->F, dD->D.
     Platforms: cpu.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["iv"](v, z, overwrite_input=overwrite_input)
 
 
-def ive(v, z, /, *, overwrite_input=False):
+def ive(v, z, /, *, overwrite_input=None):
     """Exponentially scaled modified Bessel function of the first kind.
 
     Equivalent to ``scipy.special.ive``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.ive.html
     Type loops: ff->f, dd->d, fF->F, dD->D.
     Platforms: cpu.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["ive"](v, z, overwrite_input=overwrite_input)
 
 
-def j0(x, /, *, overwrite_input=False):
+def j0(x, /, *, overwrite_input=None):
     """Bessel function of the first kind of order 0.
 
     Equivalent to ``scipy.special.j0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.j0.html
     CuPy equivalent: ``cupyx.scipy.special.j0``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["j0"](x, overwrite_input=overwrite_input)
 
 
-def j1(x, /, *, overwrite_input=False):
+def j1(x, /, *, overwrite_input=None):
     """Bessel function of the first kind of order 1.
 
     Equivalent to ``scipy.special.j1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.j1.html
     CuPy equivalent: ``cupyx.scipy.special.j1``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["j1"](x, overwrite_input=overwrite_input)
 
 
-def jv(v, z, /, *, overwrite_input=False):
+def jv(v, z, /, *, overwrite_input=None):
     """Bessel function of the first kind of real order and complex argument.
 
     Equivalent to ``scipy.special.jv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.jv.html
     Type loops: ff->f, dd->d, fF->F, dD->D.
     Platforms: cpu.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["jv"](v, z, overwrite_input=overwrite_input)
 
 
-def jve(v, z, /, *, overwrite_input=False):
+def jve(v, z, /, *, overwrite_input=None):
     """Exponentially scaled Bessel function of the first kind of order v.
 
     Equivalent to ``scipy.special.jve``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.jve.html
     Type loops: ff->f, dd->d, fF->F, dD->D.
     Platforms: cpu.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["jve"](v, z, overwrite_input=overwrite_input)
 
 
-def k0(x, /, *, overwrite_input=False):
+def k0(x, /, *, overwrite_input=None):
     """Modified Bessel function of the second kind of order 0.
 
     Equivalent to ``scipy.special.k0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.k0.html
     CuPy equivalent: ``cupyx.scipy.special.k0``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["k0"](x, overwrite_input=overwrite_input)
 
 
-def k0e(x, /, *, overwrite_input=False):
+def k0e(x, /, *, overwrite_input=None):
     """Exponentially scaled modified Bessel function K of order 0.
 
     Equivalent to ``scipy.special.k0e``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.k0e.html
     CuPy equivalent: ``cupyx.scipy.special.k0e``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["k0e"](x, overwrite_input=overwrite_input)
 
 
-def k1(x, /, *, overwrite_input=False):
+def k1(x, /, *, overwrite_input=None):
     """Modified Bessel function of the second kind of order 1.
 
     Equivalent to ``scipy.special.k1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.k1.html
     CuPy equivalent: ``cupyx.scipy.special.k1``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["k1"](x, overwrite_input=overwrite_input)
 
 
-def k1e(x, /, *, overwrite_input=False):
+def k1e(x, /, *, overwrite_input=None):
     """Exponentially scaled modified Bessel function K of order 1.
 
     Equivalent to ``scipy.special.k1e``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.k1e.html
     CuPy equivalent: ``cupyx.scipy.special.k1e``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["k1e"](x, overwrite_input=overwrite_input)
 
 
-def kv(v, z, /, *, overwrite_input=False):
+def kv(v, z, /, *, overwrite_input=None):
     """Modified Bessel function of the second kind of real order v.
 
     Equivalent to ``scipy.special.kv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kv.html
     Type loops: ff->f, dd->d, fF->F, dD->D.
     Platforms: cpu.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["kv"](v, z, overwrite_input=overwrite_input)
 
 
-def kve(v, z, /, *, overwrite_input=False):
+def kve(v, z, /, *, overwrite_input=None):
     """Exponentially scaled modified Bessel function of the second kind.
 
     Equivalent to ``scipy.special.kve``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kve.html
     Type loops: ff->f, dd->d, fF->F, dD->D.
     Platforms: cpu.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["kve"](v, z, overwrite_input=overwrite_input)
 
 
-def lambertw(z, /, *, overwrite_input=False):
+def lambertw(z, /, *, overwrite_input=None):
     """Lambert W function, principal branch (k=0, tol=1e-8).
 
     Equivalent to ``scipy.special.lambertw``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.lambertw.html
     CuPy equivalent: ``cupyx.scipy.special.lambertw``.
     Type loops: F->F, D->D.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["lambertw"](z, overwrite_input=overwrite_input)
 
 
-def log_expit(x, /, *, overwrite_input=False):
+def log_expit(x, /, *, overwrite_input=None):
     """Logarithm of the logistic sigmoid, accurate for large |x|.
 
     Equivalent to ``scipy.special.log_expit``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.log_expit.html
     CuPy equivalent: ``cupyx.scipy.special.log_expit``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["log_expit"](x, overwrite_input=overwrite_input)
 
 
-def log_ndtr(x, /, *, overwrite_input=False):
+def log_ndtr(x, /, *, overwrite_input=None):
     """Logarithm of the standard normal cumulative distribution function.
 
     Equivalent to ``scipy.special.log_ndtr``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.log_ndtr.html
     CuPy equivalent: ``cupyx.scipy.special.log_ndtr``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["log_ndtr"](x, overwrite_input=overwrite_input)
 
 
-def log_wright_bessel(a, b, x, /, *, overwrite_input=False):
+def log_wright_bessel(a, b, x, /, *, overwrite_input=None):
     """Natural logarithm of Wright's generalized Bessel function.
 
     Equivalent to ``scipy.special.log_wright_bessel``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.log_wright_bessel.html
     Type loops: fff->f, ddd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["log_wright_bessel"](a, b, x, overwrite_input=overwrite_input)
 
 
-def loggamma(z, /, *, overwrite_input=False):
+def loggamma(z, /, *, overwrite_input=None):
     """Principal branch of the logarithm of the gamma function.
 
     Equivalent to ``scipy.special.loggamma``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.loggamma.html
     CuPy equivalent: ``cupyx.scipy.special.loggamma``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["loggamma"](z, overwrite_input=overwrite_input)
 
 
-def logit(p, /, *, overwrite_input=False):
+def logit(p, /, *, overwrite_input=None):
     """Log-odds, log(p / (1 - p)); the inverse of expit.
 
     Equivalent to ``scipy.special.logit``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.logit.html
     CuPy equivalent: ``cupyx.scipy.special.logit``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["logit"](p, overwrite_input=overwrite_input)
 
 
-def modstruve(v, x, /, *, overwrite_input=False):
+def modstruve(v, x, /, *, overwrite_input=None):
     """Modified Struve function L_v(x).
 
     Equivalent to ``scipy.special.modstruve``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.modstruve.html
     Type loops: ff->f, dd->d.
     Platforms: cpu.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["modstruve"](v, x, overwrite_input=overwrite_input)
 
 
-def ndtr(x, /, *, overwrite_input=False):
+def ndtr(x, /, *, overwrite_input=None):
     """Standard normal cumulative distribution function.
 
     Equivalent to ``scipy.special.ndtr``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.ndtr.html
     CuPy equivalent: ``cupyx.scipy.special.ndtr``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    On CUDA devices loop d->d computes ``normcdf(x)``, loop f->f computes ``normcdff(x)``.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["ndtr"](x, overwrite_input=overwrite_input)
 
 
-def ndtri(y, /, *, overwrite_input=False):
+def ndtri(y, /, *, overwrite_input=None):
     """Inverse of ndtr.
 
     Equivalent to ``scipy.special.ndtri``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.ndtri.html
     CuPy equivalent: ``cupyx.scipy.special.ndtri``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["ndtri"](y, overwrite_input=overwrite_input)
 
 
-def owens_t(h, a, /, *, overwrite_input=False):
+def owens_t(h, a, /, *, overwrite_input=None):
     """Owen's T function.
 
     Equivalent to ``scipy.special.owens_t``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.owens_t.html
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["owens_t"](h, a, overwrite_input=overwrite_input)
 
 
-def pdtr(k, m, /, *, overwrite_input=False):
+def pdtr(k, m, /, *, overwrite_input=None):
     """Poisson cumulative distribution function.
 
     Equivalent to ``scipy.special.pdtr``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pdtr.html
     CuPy equivalent: ``cupyx.scipy.special.pdtr``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["pdtr"](k, m, overwrite_input=overwrite_input)
 
 
-def pdtrc(k, m, /, *, overwrite_input=False):
+def pdtrc(k, m, /, *, overwrite_input=None):
     """Poisson survival function.
 
     Equivalent to ``scipy.special.pdtrc``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pdtrc.html
     CuPy equivalent: ``cupyx.scipy.special.pdtrc``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["pdtrc"](k, m, overwrite_input=overwrite_input)
 
 
-def poch(z, m, /, *, overwrite_input=False):
+def poch(z, m, /, *, overwrite_input=None):
     """Pochhammer symbol (rising factorial).
 
     Equivalent to ``scipy.special.poch``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.poch.html
     CuPy equivalent: ``cupyx.scipy.special.poch``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["poch"](z, m, overwrite_input=overwrite_input)
 
 
-def rgamma(z, /, *, overwrite_input=False):
+def rgamma(z, /, *, overwrite_input=None):
     """Reciprocal of the gamma function.
 
     Equivalent to ``scipy.special.rgamma``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.rgamma.html
     CuPy equivalent: ``cupyx.scipy.special.rgamma``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["rgamma"](z, overwrite_input=overwrite_input)
 
 
-def shichi(x, /, *, overwrite_input=False):
+def shichi(x, /, *, overwrite_input=None):
     """Hyperbolic sine and cosine integrals.
 
     Equivalent to ``scipy.special.shichi``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.shichi.html
@@ -1096,14 +1168,15 @@ def shichi(x, /, *, overwrite_input=False):
     Type loops: f->ff, d->dd, F->FF, D->DD.
     Platforms: cpu, cuda.
     Returns a tuple (shi, chi).
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["shichi"](x, overwrite_input=overwrite_input)
 
 
-def sici(x, /, *, overwrite_input=False):
+def sici(x, /, *, overwrite_input=None):
     """Sine and cosine integrals.
 
     Equivalent to ``scipy.special.sici``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.sici.html
@@ -1111,236 +1184,254 @@ def sici(x, /, *, overwrite_input=False):
     Type loops: f->ff, d->dd, F->FF, D->DD.
     Platforms: cpu, cuda.
     Returns a tuple (si, ci).
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["sici"](x, overwrite_input=overwrite_input)
 
 
-def sindg(x, /, *, overwrite_input=False):
+def sindg(x, /, *, overwrite_input=None):
     """Sine of the angle x given in degrees.
 
     Equivalent to ``scipy.special.sindg``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.sindg.html
     CuPy equivalent: ``cupyx.scipy.special.sindg``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["sindg"](x, overwrite_input=overwrite_input)
 
 
-def spence(z, /, *, overwrite_input=False):
+def spence(z, /, *, overwrite_input=None):
     """Spence's function, also known as the dilogarithm.
 
     Equivalent to ``scipy.special.spence``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.spence.html
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["spence"](z, overwrite_input=overwrite_input)
 
 
-def spherical_in(n, z, /, *, overwrite_input=False):
+def spherical_in(n, z, /, *, overwrite_input=None):
     """Modified spherical Bessel function of the first kind. (The derivative flag of SciPy's function is not supported.)
 
     Equivalent to ``scipy.special.spherical_in``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.spherical_in.html
     Type loops: if->f, id->d, lf->f, ld->d, iF->F, iD->D, lF->F, lD->D.
     Platforms: cpu.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["spherical_in"](n, z, overwrite_input=overwrite_input)
 
 
-def spherical_jn(n, z, /, *, overwrite_input=False):
+def spherical_jn(n, z, /, *, overwrite_input=None):
     """Spherical Bessel function of the first kind. (The derivative flag of SciPy's function is not supported.)
 
     Equivalent to ``scipy.special.spherical_jn``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.spherical_jn.html
     Type loops: if->f, id->d, lf->f, ld->d, iF->F, iD->D, lF->F, lD->D.
     Platforms: cpu.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["spherical_jn"](n, z, overwrite_input=overwrite_input)
 
 
-def spherical_yn(n, z, /, *, overwrite_input=False):
+def spherical_yn(n, z, /, *, overwrite_input=None):
     """Spherical Bessel function of the second kind. (The derivative flag of SciPy's function is not supported.)
 
     Equivalent to ``scipy.special.spherical_yn``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.spherical_yn.html
     Type loops: if->f, id->d, lf->f, ld->d, iF->F, iD->D, lF->F, lD->D.
     Platforms: cpu.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["spherical_yn"](n, z, overwrite_input=overwrite_input)
 
 
-def struve(v, x, /, *, overwrite_input=False):
+def struve(v, x, /, *, overwrite_input=None):
     """Struve function H_v(x).
 
     Equivalent to ``scipy.special.struve``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.struve.html
     Type loops: ff->f, dd->d.
     Platforms: cpu.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["struve"](v, x, overwrite_input=overwrite_input)
 
 
-def tandg(x, /, *, overwrite_input=False):
+def tandg(x, /, *, overwrite_input=None):
     """Tangent of the angle x given in degrees.
 
     Equivalent to ``scipy.special.tandg``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.tandg.html
     CuPy equivalent: ``cupyx.scipy.special.tandg``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["tandg"](x, overwrite_input=overwrite_input)
 
 
-def tukeylambdacdf(x, lmbda, /, *, overwrite_input=False):
+def tukeylambdacdf(x, lmbda, /, *, overwrite_input=None):
     """Cumulative distribution function of the Tukey lambda distribution.
 
     Equivalent to ``scipy.special.tklmbda``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.tklmbda.html
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["tukeylambdacdf"](x, lmbda, overwrite_input=overwrite_input)
 
 
-def voigt_profile(x, sigma, gamma, /, *, overwrite_input=False):
+def voigt_profile(x, sigma, gamma, /, *, overwrite_input=None):
     """Voigt profile.
 
     Equivalent to ``scipy.special.voigt_profile``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.voigt_profile.html
     Type loops: fff->f, ddd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["voigt_profile"](x, sigma, gamma, overwrite_input=overwrite_input)
 
 
-def wofz(z, /, *, overwrite_input=False):
+def wofz(z, /, *, overwrite_input=None):
     """Faddeeva function.
 
     Equivalent to ``scipy.special.wofz``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.wofz.html
     Type loops: F->F, D->D.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["wofz"](z, overwrite_input=overwrite_input)
 
 
-def wright_bessel(a, b, x, /, *, overwrite_input=False):
+def wright_bessel(a, b, x, /, *, overwrite_input=None):
     """Wright's generalized Bessel function.
 
     Equivalent to ``scipy.special.wright_bessel``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.wright_bessel.html
     CuPy equivalent: ``cupyx.scipy.special.wright_bessel``.
     Type loops: fff->f, ddd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["wright_bessel"](a, b, x, overwrite_input=overwrite_input)
 
 
-def y0(x, /, *, overwrite_input=False):
+def y0(x, /, *, overwrite_input=None):
     """Bessel function of the second kind of order 0.
 
     Equivalent to ``scipy.special.y0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.y0.html
     CuPy equivalent: ``cupyx.scipy.special.y0``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["y0"](x, overwrite_input=overwrite_input)
 
 
-def y1(x, /, *, overwrite_input=False):
+def y1(x, /, *, overwrite_input=None):
     """Bessel function of the second kind of order 1.
 
     Equivalent to ``scipy.special.y1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.y1.html
     CuPy equivalent: ``cupyx.scipy.special.y1``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["y1"](x, overwrite_input=overwrite_input)
 
 
-def yv(v, z, /, *, overwrite_input=False):
+def yv(v, z, /, *, overwrite_input=None):
     """Bessel function of the second kind of real order and complex argument.
 
     Equivalent to ``scipy.special.yv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.yv.html
     Type loops: ff->f, dd->d, fF->F, dD->D.
     Platforms: cpu.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["yv"](v, z, overwrite_input=overwrite_input)
 
 
-def yve(v, z, /, *, overwrite_input=False):
+def yve(v, z, /, *, overwrite_input=None):
     """Exponentially scaled Bessel function of the second kind of real order.
 
     Equivalent to ``scipy.special.yve``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.yve.html
     Type loops: ff->f, dd->d, fF->F, dD->D.
     Platforms: cpu.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["yve"](v, z, overwrite_input=overwrite_input)
 
 
-def zeta(x, q, /, *, overwrite_input=False):
+def zeta(x, q, /, *, overwrite_input=None):
     """Hurwitz zeta function.
 
     Equivalent to ``scipy.special.zeta``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.zeta.html
     CuPy equivalent: ``cupyx.scipy.special.zeta``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["zeta"](x, q, overwrite_input=overwrite_input)
 
 
-def zetac(x, /, *, overwrite_input=False):
+def zetac(x, /, *, overwrite_input=None):
     """Riemann zeta function minus 1.
 
     Equivalent to ``scipy.special.zetac``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.zetac.html
     CuPy equivalent: ``cupyx.scipy.special.zetac``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["zetac"](x, overwrite_input=overwrite_input)

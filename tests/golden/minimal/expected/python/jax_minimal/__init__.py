@@ -18,27 +18,29 @@ __all__ = [
 ]
 
 
-def digamma(z, /, *, overwrite_input=False):
+def digamma(z, /, *, overwrite_input=None):
     """digamma.
 
     Type loops: d->d, D->D.
     Platforms: cpu, cuda.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["digamma"](z, overwrite_input=overwrite_input)
 
 
-def gammaln(x, /, *, overwrite_input=False):
+def gammaln(x, /, *, overwrite_input=None):
     """Logarithm of the absolute value of the gamma function.
 
     Equivalent to ``scipy.special.gammaln``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.gammaln.html
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
     On CUDA devices computed as ``lgamma(x)`` instead of ``xsf::gammaln(x)``.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["gammaln"](x, overwrite_input=overwrite_input)

@@ -21,27 +21,29 @@ __all__ = [
 ]
 
 
-def sici(x, /, *, overwrite_input=False):
+def sici(x, /, *, overwrite_input=None):
     """sici.
 
     Type loops: f->ff, d->dd.
     Platforms: cpu, cuda.
     Returns a tuple (si, ci).
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["sici"](x, overwrite_input=overwrite_input)
 
 
-def spherical_jn(n, z, /, *, overwrite_input=False):
+def spherical_jn(n, z, /, *, overwrite_input=None):
     """spherical_jn.
 
     Type loops: ld->d, if->f.
     Platforms: cpu.
-    ``overwrite_input=True`` lets the result take the buffer of an input of its shape and
-    dtype (XLA copies the input first if it is still needed): in a loop, it saves a copy
-    per iteration.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["spherical_jn"](n, z, overwrite_input=overwrite_input)
 

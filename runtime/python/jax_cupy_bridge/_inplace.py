@@ -1,0 +1,80 @@
+"""Where a bridged call in a loop body writes its result over its operand (the default,
+``overwrite_input=None``).
+
+XLA never lets a custom call write over an operand unless the call declares the alias,
+so a loop whose carry is updated by a bridged call (``x = f(x)`` in ``fori_loop``,
+``scan`` or ``while_loop``) copies the result back into the carried buffer on every
+iteration, where a native fusion writes in place. Declaring the alias is not free either:
+XLA then copies the operand first wherever it is still needed (a jit argument that is not
+donated, a value used again), so it pays only where the operand dies at the call.
+
+That is known once the loop body is complete, i.e. when the while loop is lowered (scan
+and fori_loop lower to one): the wrapped lowering gives the alias to each call whose
+candidate operand is a loop-carried value used by nothing else in the body (not even
+passed on to the next iteration), following the body's calls into jitted functions.
+Every other call keeps the no-alias lowering. The result is the same either way (XLA
+inserts whatever copies an alias needs); only the copies differ.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from jax import lax
+from jax._src import core
+from jax._src.interpreters import mlir
+
+# Call primitives whose jaxpr parameter takes the equation's operands one to one.
+_CALLS = {"closed_call": "call_jaxpr", "core_call": "call_jaxpr", "pjit": "jaxpr", "jit": "jaxpr"}
+
+
+def _rewrite(jaxpr: core.Jaxpr, dying: set[int], prim) -> core.Jaxpr | None:
+    """`jaxpr` with calls of `prim` set to overwrite an operand that is one of the invars
+    `dying` (by position) used exactly once; None when nothing changes."""
+    uses = Counter(v for eqn in jaxpr.eqns for v in eqn.invars if isinstance(v, core.Var))
+    uses.update(v for v in jaxpr.outvars if isinstance(v, core.Var))
+    once = {jaxpr.invars[i] for i in dying if uses[jaxpr.invars[i]] == 1}
+    if not once:
+        return None
+    eqns, changed = [], False
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is prim and eqn.params.get("overwrite") == "in-loops":
+            k = eqn.params["alias"]
+            if k >= 0 and eqn.invars[k] in once:
+                eqn = eqn.replace(params={**eqn.params, "overwrite": "always"})
+                changed = True
+        elif eqn.primitive.name in _CALLS and _CALLS[eqn.primitive.name] in eqn.params:
+            key = _CALLS[eqn.primitive.name]
+            sub = eqn.params[key]
+            inner = sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub
+            passed = {k for k, v in enumerate(eqn.invars) if v in once}
+            new = _rewrite(inner, passed, prim) if passed else None
+            if new is not None:
+                sub = sub.replace(jaxpr=new) if isinstance(sub, core.ClosedJaxpr) else new
+                eqn = eqn.replace(params={**eqn.params, key: sub})
+                changed = True
+        eqns.append(eqn)
+    return jaxpr.replace(eqns=eqns) if changed else None
+
+
+def install(prim) -> bool:
+    """Wrap the while-loop lowering (once per process) to decide for calls of `prim`.
+    False (calls in loops then never alias on their own) when this jax keeps its
+    lowering rules in a form not recognized."""
+    entry = getattr(mlir, "_lowerings", {}).get(lax.while_p)
+    rule = getattr(entry, "rule", entry)  # a LoweringRuleEntry, or the rule itself
+    if not callable(rule):
+        return False
+    if getattr(rule, "_bridgegen_inplace", False):
+        return True
+
+    def lowering(ctx, *args, body_jaxpr, body_nconsts, **params):
+        carried = set(range(body_nconsts, len(body_jaxpr.jaxpr.invars)))
+        new = _rewrite(body_jaxpr.jaxpr, carried, prim)
+        if new is not None:
+            body_jaxpr = body_jaxpr.replace(jaxpr=new)
+        return rule(ctx, *args, body_jaxpr=body_jaxpr, body_nconsts=body_nconsts, **params)
+
+    lowering._bridgegen_inplace = True
+    mlir.register_lowering(lax.while_p, lowering)
+    return True
