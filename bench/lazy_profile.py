@@ -1,6 +1,7 @@
 """Where a delegated call's time goes (run on the GPU machine).
 
-For 2^10 and 2^26 float32 elements, the wall time per jitted call (call plus wait,
+First, what one CuPy view of a buffer costs, made anew or found in the bridge's cache. For
+2^10 and 2^26 float32 elements, the wall time per jitted call (call plus wait,
 medians) of: a delegated function that does nothing (the dispatch floor), `cupy.sin`
 writing into `out=` through `cupy_lazy_apply`, the same through `buffer_callback`, a
 native `jnp.sin`, and eager `cupy.sin` into a preallocated output; and which thread ran
@@ -44,7 +45,31 @@ def time_paths(label, paths):
         print(f"{label:5s} {name:34s} {timeit(fn, sync) * 1e6:9.1f} us per call", flush=True)
 
 
+def view_cost(reps=20000):
+    """What making a CuPy view of an XLA buffer costs per call, against finding the one
+    made for the same buffer on an earlier call (what the bridge does since 2026-12-03)."""
+    import timeit as _timeit
+
+    a = cupy.empty(1 << 10, cupy.float32)
+    ptr, shape, dtype = a.data.ptr, a.shape, a.dtype
+
+    def fresh():
+        mem = cupy.cuda.UnownedMemory(ptr, a.nbytes, None, 0)
+        return cupy.ndarray(shape, dtype, memptr=cupy.cuda.MemoryPointer(mem, 0))
+
+    cache = {(ptr, shape, dtype, 0): fresh()}
+
+    def cached():
+        v = cache.get((ptr, shape, dtype, 0))
+        return v if v is not None and v.shape == shape else fresh()
+
+    for name, f in (("new view", fresh), ("cached view", cached)):
+        t = min(_timeit.repeat(f, number=reps, repeat=5)) / reps
+        print(f"{name:12s} {t * 1e6:6.2f} us per buffer", flush=True)
+
+
 def main(calls):
+    view_cost()
     dev = jax.devices("cuda")[0]
     inputs = {}
     for log2 in (10, 26):

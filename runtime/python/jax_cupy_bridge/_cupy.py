@@ -12,6 +12,11 @@ import math
 from . import _callback
 
 _cupy = None
+# CuPy views of XLA's buffers by (address, shape, dtype, device): XLA hands an executable
+# the same buffers call after call, and building a view costs microseconds of a budget of
+# a few tens. A view owns nothing; like any view, it is valid during a call only.
+_views: dict = {}
+_MAX_VIEWS = 256
 # cupy Stream objects over XLA's streams (and the runtime's per-thread capture streams of
 # graph_safe calls), by (device, stream pointer): both live as long as the process's XLA
 # client or thread, and a wrapper only holds the pointer (it owns nothing).
@@ -93,11 +98,19 @@ class CallContext:
     def view(self, b):
         cp = self.cp
         ptr, shape, dtype = _callback.buffer_info(b)
+        key = (ptr, shape, dtype, self.device)
+        v = _views.get(key)
+        if v is not None and v.shape == shape:  # (a function may have reshaped it in place)
+            return v
         n = math.prod(shape) * dtype.itemsize
         if n == 0 or not ptr:
             return cp.empty(shape, dtype)
-        mem = cp.cuda.UnownedMemory(ptr, n, self.arena, self.device)
-        return cp.ndarray(shape, dtype, memptr=cp.cuda.MemoryPointer(mem, 0))
+        mem = cp.cuda.UnownedMemory(ptr, n, None, self.device)
+        v = cp.ndarray(shape, dtype, memptr=cp.cuda.MemoryPointer(mem, 0))
+        if len(_views) >= _MAX_VIEWS:
+            _views.clear()
+        _views[key] = v
+        return v
 
     def __enter__(self):
         cp = self.cp
