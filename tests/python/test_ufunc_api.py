@@ -203,6 +203,7 @@ _WRITES_IN_PLACE = {
     "scan": lambda f: lambda v: jax.lax.scan(lambda a, _: (f(a), None), v, None, length=20)[0],
     "while_loop": lambda f: lambda v: jax.lax.while_loop(lambda c: c[0] < 20, lambda c: (c[0] + 1, f(c[1])), (0, v))[1],
     "jitted body": lambda f: lambda v: jax.lax.fori_loop(0, 20, jax.jit(lambda i, a: f(a)), v),
+    "checkpointed body": lambda f: lambda v: jax.lax.fori_loop(0, 20, lambda i, a: jax.checkpoint(f)(a), v),
     "nested loops": lambda f: lambda v: jax.lax.fori_loop(0, 4, lambda j, b: jax.lax.fori_loop(0, 5, lambda i, a: f(a), b), v),
 }
 _KEEPS_ITS_INPUT = {

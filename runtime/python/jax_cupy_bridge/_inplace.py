@@ -24,8 +24,14 @@ from jax import lax
 from jax._src import core
 from jax._src.interpreters import mlir
 
-# Call primitives whose jaxpr parameter takes the equation's operands one to one.
-_CALLS = {"closed_call": "call_jaxpr", "core_call": "call_jaxpr", "pjit": "jaxpr", "jit": "jaxpr"}
+# Call primitives whose jaxpr parameter takes the equation's operands one to one (names
+# across jax releases: closed_call became eval_jaxpr, pjit became jit; remat is remat2 or
+# checkpoint). Not loops, whose invars live across iterations: each loop is decided when
+# it is lowered.
+_CALLS = {
+    "closed_call": "call_jaxpr", "core_call": "call_jaxpr", "eval_jaxpr": "call_jaxpr",
+    "pjit": "jaxpr", "jit": "jaxpr", "checkpoint": "jaxpr", "remat2": "jaxpr",
+}  # fmt: skip
 
 
 def _rewrite(jaxpr: core.Jaxpr, dying: set[int], prim) -> core.Jaxpr | None:
