@@ -233,6 +233,21 @@ def test_by_default_a_call_writes_over_a_carried_value_only_where_that_saves_a_c
         assert copies[None] == copies[False] < copies[True], copies
 
 
+def test_by_default_the_carried_operand_is_overwritten_whichever_input_it_is():
+    # gammainc(a, x) with `a` loop-invariant and `x` carried: the default picks `x`; True
+    # takes the first input of the output's shape and dtype (`a`), which XLA must copy.
+    a = np.linspace(1.0, 3.0, 1024)
+
+    def make(kw):
+        return jax.jit(lambda v, x: jax.lax.fori_loop(0, 20, lambda i, c: jax_xsf.gammainc(v, c, overwrite_input=kw), x))
+
+    copies = {kw: _copies(make(kw).lower(a, a).compile().as_text()) for kw in (None, True, False)}
+    assert copies[None] < copies[False] and copies[None] < copies[True], copies
+    want = np.asarray(make(False)(a, a))
+    for kw in (None, True):
+        np.testing.assert_array_equal(np.asarray(make(kw)(a, a)), want)
+
+
 def test_overwrite_input_keeps_every_value_that_is_still_needed():
     x = np.random.default_rng(0).uniform(0.5, 20, (8, 16))
 

@@ -36,7 +36,8 @@ _CALLS = {
 
 def _rewrite(jaxpr: core.Jaxpr, dying: set[int], prim) -> core.Jaxpr | None:
     """`jaxpr` with calls of `prim` set to overwrite an operand that is one of the invars
-    `dying` (by position) used exactly once; None when nothing changes."""
+    `dying` (by position) used exactly once, with the first output's shape and dtype; None
+    when nothing changes."""
     uses = Counter(v for eqn in jaxpr.eqns for v in eqn.invars if isinstance(v, core.Var))
     uses.update(v for v in jaxpr.outvars if isinstance(v, core.Var))
     once = {jaxpr.invars[i] for i in dying if uses[jaxpr.invars[i]] == 1}
@@ -45,9 +46,12 @@ def _rewrite(jaxpr: core.Jaxpr, dying: set[int], prim) -> core.Jaxpr | None:
     eqns, changed = [], False
     for eqn in jaxpr.eqns:
         if eqn.primitive is prim and eqn.params.get("overwrite") == "in-loops":
-            k = eqn.params["alias"]
-            if k >= 0 and eqn.invars[k] in once:
-                eqn = eqn.replace(params={**eqn.params, "overwrite": "always"})
+            # Any operand with the first output's shape and dtype will do, not only the
+            # first (`gammainc(a, x)` with `x` carried).
+            out = eqn.outvars[0].aval
+            k = next((k for k, v in enumerate(eqn.invars) if v in once and v.aval.shape == out.shape and v.aval.dtype == out.dtype), -1)
+            if k >= 0:
+                eqn = eqn.replace(params={**eqn.params, "alias": k, "overwrite": "always"})
                 changed = True
         elif eqn.primitive.name in _CALLS and _CALLS[eqn.primitive.name] in eqn.params:
             key = _CALLS[eqn.primitive.name]
