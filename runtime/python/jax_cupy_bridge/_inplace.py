@@ -78,12 +78,15 @@ def install(prim) -> bool:
     if getattr(rule, "_bridgegen_inplace", False):
         return True
 
-    def lowering(ctx, *args, body_jaxpr, body_nconsts, **params):
-        carried = set(range(body_nconsts, len(body_jaxpr.jaxpr.invars)))
-        new = _rewrite(body_jaxpr.jaxpr, carried, prim)
-        if new is not None:
-            body_jaxpr = body_jaxpr.replace(jaxpr=new)
-        return rule(ctx, *args, body_jaxpr=body_jaxpr, body_nconsts=body_nconsts, **params)
+    def lowering(ctx, *args, **params):
+        # Parameters looked up, not declared: a jax that renames them gets its own lowering
+        # unchanged rather than an error in every while loop.
+        body, nconsts = params.get("body_jaxpr"), params.get("body_nconsts")
+        if isinstance(body, core.ClosedJaxpr) and isinstance(nconsts, int):
+            new = _rewrite(body.jaxpr, set(range(nconsts, len(body.jaxpr.invars))), prim)
+            if new is not None:
+                params["body_jaxpr"] = body.replace(jaxpr=new)
+        return rule(ctx, *args, **params)
 
     lowering._bridgegen_inplace = True
     mlir.register_lowering(lax.while_p, lowering)
