@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from conftest import command_buffer_env
 from jax_cupy_bridge import _callback, cupy_lazy_apply, lazy_apply
 
 
@@ -369,8 +370,6 @@ def test_gpu_graph_safe_under_xla_command_buffers():
     import sys
 
     pytest.importorskip("cupy")
-    from conftest import command_buffer_env
-
     r = subprocess.run([sys.executable, "-c", GRAPH_SCRIPT], env=command_buffer_env(), capture_output=True, text=True, timeout=600)
     assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stderr[-3000:]
 

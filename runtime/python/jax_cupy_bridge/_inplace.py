@@ -67,16 +67,14 @@ def _rewrite(jaxpr: core.Jaxpr, dying: set[int], prim) -> core.Jaxpr | None:
     return jaxpr.replace(eqns=eqns) if changed else None
 
 
-def install(prim) -> bool:
+def install(prim) -> None:
     """Wrap the while-loop lowering (once per process) to decide for calls of `prim`.
-    False (calls in loops then never alias on their own) when this jax keeps its
-    lowering rules in a form not recognized."""
+    Where this jax keeps its lowering rules in a form not recognized, nothing is wrapped
+    and calls in loops never alias on their own."""
     entry = getattr(mlir, "_lowerings", {}).get(lax.while_p)
     rule = getattr(entry, "rule", entry)  # a LoweringRuleEntry, or the rule itself
-    if not callable(rule):
-        return False
-    if getattr(rule, "_bridgegen_inplace", False):
-        return True
+    if not callable(rule) or getattr(rule, "_bridgegen_inplace", False):
+        return
 
     def lowering(ctx, *args, **params):
         # Parameters looked up, not declared: a jax that renames them gets its own lowering
@@ -90,4 +88,3 @@ def install(prim) -> bool:
 
     lowering._bridgegen_inplace = True
     mlir.register_lowering(lax.while_p, lowering)
-    return True
