@@ -13,6 +13,27 @@ if [ ! -f "$stamp" ]; then
     .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements/dev.txt
     touch "$stamp"
 fi
+# array-api-extra's own lazy_apply tests run against ours (tests/python/test_array_api_extra.py):
+# its sdist, pinned by hash, unpacked once into .venv.
+AAE_SDIST="array_api_extra-0.11.5.tar.gz"
+AAE_SHA256="1f0de7dde3326a7157a63ddbcfab7409b38248f0685e5a0670bd9044a54fcac0"
+if [ ! -f .venv/array_api_extra-0.11.5/tests/main/test_lazy.py ]; then
+    echo "==> fetching $AAE_SDIST (array-api-extra's tests of lazy_apply)"
+    dl="$(mktemp -d)"
+    # The sdist itself, found through PyPI's simple index (pip would build its metadata
+    # with meson-python just to download it).
+    .venv/bin/python - "$AAE_SDIST" "$dl" <<'PY'
+import json, os, sys, urllib.request
+name, dest = sys.argv[1], sys.argv[2]
+req = urllib.request.Request("https://pypi.org/simple/array-api-extra/", headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+files = json.load(urllib.request.urlopen(req, timeout=60))["files"]
+url = next(f["url"] for f in files if f["filename"] == name)
+urllib.request.urlretrieve(url, os.path.join(dest, name))
+PY
+    echo "$AAE_SHA256  $dl/$AAE_SDIST" | sha256sum -c --quiet
+    tar xzf "$dl/$AAE_SDIST" -C .venv
+    rm -rf "$dl"
+fi
 # shellcheck disable=SC1091
 source .venv/bin/activate
 export BRIDGEGEN_PYTHON="$ROOT/.venv/bin/python"

@@ -1,24 +1,25 @@
 """The Python half of delegation: the dispatcher the runtime library calls from XLA's
-threads, and the registry of callables it dispatches to.
+threads, the registry of call sites it dispatches to, and the views of XLA's buffers it
+hands to delegated functions.
 
 The runtime library (`libbridgegen_runtime.so`, shipped in this package) registers one
 XLA FFI handler per platform (`bridgegen.callback`); a lowered call carries only an
-integer attribute `callback_id`. That id names a :class:`Delegate` (the callable, its
-static arguments and its declared outputs) in a registry of weak references: a Delegate
-is a parameter of the primitive, so it lives exactly as long as JAX's caches keep the
-traced call, and its id disappears with it (no registry that grows on every retrace).
+integer attribute `callback_id`, which names a call site (the callable, its static
+arguments and its declared outputs) in the registry below.
 """
 
 from __future__ import annotations
 
 import atexit
+import collections
 import ctypes
+import gc
 import itertools
 import math
 import os
+import sys
 import threading
 import traceback
-import weakref
 
 import jax
 import jax.ffi
@@ -63,31 +64,83 @@ class _Call(ctypes.Structure):
 
 CPU, CUDA = 0, 1
 
+# --- the registry of call sites -----------------------------------------------------------
+# A call site is a Delegate (the primitive's parameter). Equal call sites are one object
+# (lazy.Delegate interns them), so every trace, cached lowering and executable of a call
+# site names the same id. An id stays dispatchable while its Delegate lives (JAX's caches
+# and, through the lowering's keepalive, every executable compiled from it hold it), and
+# then a while longer: a call already queued on a device may run after the last Python
+# reference is gone (a `jax.jit(lambda ...)(x)` whose function dies at once), so a dead
+# call site's runner is retired, not dropped, and only the oldest of `_RETAINED` retired
+# ones are forgotten.
+
+_RETAINED = 1024
+
 _ids = itertools.count(1)
-_registry: dict[int, weakref.ref] = {}
+_runners: dict[int, object] = {}  # id -> what runs the call (the Delegate's Runner)
+_retired: collections.OrderedDict[int, object] = collections.OrderedDict()  # id -> key
+_revivable: dict[object, int] = {}  # key of a retired call site -> its id
 _registry_lock = threading.Lock()
 
 
-def register(delegate) -> int:
-    """Give ``delegate`` an id for as long as it lives."""
+def register(key, runner) -> int:
+    """An id for the call site `key` (hashable); a retired call site of the same key gets
+    its id back, so its lowered text, and JAX's compilation cache, stay the same."""
     with _registry_lock:
-        i = next(_ids)
-        _registry[i] = weakref.ref(delegate)
-    weakref.finalize(delegate, _forget, i)
+        i = _revivable.pop(key, None) if key is not None else None
+        if i is not None:
+            _retired.pop(i, None)
+        else:
+            i = next(_ids)
+        _runners[i] = runner
     return i
 
 
-def _forget(i: int) -> None:
+def retire(i: int, key) -> None:
+    """The call site's Delegate is gone: keep its runner for calls still queued, forget
+    the oldest retired call site beyond `_RETAINED`."""
+    forgotten = []
     with _registry_lock:
-        _registry.pop(i, None)
+        if i not in _runners:
+            return
+        _retired[i] = key
+        if key is not None:
+            _revivable[key] = i
+        while len(_retired) > _RETAINED:
+            old, old_key = _retired.popitem(last=False)
+            _runners.pop(old, None)
+            if old_key is not None and _revivable.get(old_key) == old:
+                del _revivable[old_key]
+            forgotten.append(old)
+    for old in forgotten:
+        _forget_graphs(old)
+
+
+def _forget_graphs(i: int) -> None:
     if _lib is not None:
         _lib.bg_callback_forget(i)  # graphs kept for replaying a graph_safe call
 
 
-def live_ids() -> int:
-    """How many delegates are registered (for leak tests)."""
+def _forget(i: int) -> None:
+    """Drop call site `i` now (tests: what happens when it leaves the retained set)."""
     with _registry_lock:
-        return len(_registry)
+        _runners.pop(i, None)
+        key = _retired.pop(i, None)
+        if key is not None and _revivable.get(key) == i:
+            del _revivable[key]
+    _forget_graphs(i)
+
+
+def live_ids() -> int:
+    """How many call sites are alive (not retired), for leak tests."""
+    with _registry_lock:
+        return len(_runners) - len(_retired)
+
+
+def retained_ids() -> int:
+    """How many call sites can be dispatched (alive or retired), for leak tests."""
+    with _registry_lock:
+        return len(_runners)
 
 
 def graphs_kept() -> int:
@@ -102,44 +155,113 @@ def buffer_info(b: _Buffer) -> tuple[int, tuple[int, ...], np.dtype]:
     return b.data or 0, tuple(b.dims[: b.rank]), dtype
 
 
-def host_view(b: _Buffer, writable: bool) -> np.ndarray:
-    """A NumPy array over an XLA host buffer (no copy)."""
-    ptr, shape, dtype = buffer_info(b)
-    n = math.prod(shape) * dtype.itemsize
-    if n == 0 or not ptr:
-        return np.empty(shape, dtype)
-    arr = np.frombuffer((ctypes.c_char * n).from_address(ptr), dtype=dtype).reshape(shape)
-    arr.flags.writeable = writable
-    return arr
+# --- views of XLA's buffers, valid for one call ---------------------------------------------
+
+
+class _HostBuffer:
+    """The base of the NumPy views of one XLA host buffer (NumPy reads the pointer, shape,
+    dtype and read-only flag from `__array_interface__`)."""
+
+    __slots__ = ("__array_interface__",)
+
+    def __init__(self, ptr: int, shape: tuple[int, ...], dtype: np.dtype, readonly: bool):
+        self.__array_interface__ = {"data": (ptr, readonly), "shape": shape, "typestr": dtype.str, "version": 3}
+
+
+class HostViews:
+    """NumPy views of one call's host buffers. Inputs are read-only all the way down (their
+    base says so, so `flags.writeable = True` fails). Every array NumPy derives from a view
+    (slices, reshapes, views of views) keeps the view's `_HostBuffer` referenced, so once
+    the call has returned, a `_HostBuffer` referenced by anything but this object is a
+    view kept past the call: reported, instead of left to dangle silently."""
+
+    # References to a held buffer in `_kept` when no array over it is left: the tuple in
+    # `_held`, the loop variable and getrefcount's argument (both outcomes are tested in
+    # tests/python/test_delegation_safety.py).
+    _OWN_REFS = 3
+
+    def __init__(self):
+        self._held: list[tuple[_HostBuffer, str]] = []
+
+    def view(self, b: _Buffer, writable: bool, what: str) -> np.ndarray:
+        ptr, shape, dtype = buffer_info(b)
+        if math.prod(shape) == 0 or not ptr:
+            return np.empty(shape, dtype)
+        base = _HostBuffer(ptr, shape, dtype, readonly=not writable)
+        self._held.append((base, what))
+        return np.asarray(base)
+
+    def _kept(self) -> list[str]:
+        return [what for base, what in self._held if sys.getrefcount(base) > self._OWN_REFS]
+
+    def release(self) -> list[str]:
+        """Forget every view; the ones still referenced (after a garbage collection, so
+        that a reference cycle is not taken for a kept view)."""
+        kept = self._kept()
+        if kept:
+            gc.collect()
+            kept = self._kept()
+        self._held = []
+        return kept
+
+
+def kept_message(kept: list[str]) -> str:
+    return (
+        f"the delegated function kept a view of {', '.join(kept)} past its call; views of XLA's buffers are "
+        "valid only during the call (XLA reuses the memory): copy what you keep (np.array(x) / x.copy())"
+    )
+
+
+def _write_message(call: _Call, text: str) -> None:
+    msg = text.encode("utf-8", "replace")[: call.error_capacity - 1]
+    ctypes.memmove(call.error, msg, len(msg))
+    ctypes.memset(call.error + len(msg), 0, 1)
 
 
 def _write_error(call: _Call, exc: BaseException) -> None:
     text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     name = f"{type(exc).__module__}.{type(exc).__qualname__}" if type(exc).__module__ != "builtins" else type(exc).__qualname__
-    msg = f"{name} raised in the delegated function: {text}\n\n{tb}".encode("utf-8", "replace")
-    msg = msg[: call.error_capacity - 1]
-    ctypes.memmove(call.error, msg, len(msg))
-    ctypes.memset(call.error + len(msg), 0, 1)
+    _write_message(call, f"{name} raised in the delegated function: {text}\n\n{tb}")
 
 
 def _dispatch(ptr) -> int:
     call = _Call.from_address(ptr)
+    views = None
     try:
-        ref = _registry.get(call.id)
-        delegate = ref() if ref is not None else None
-        if delegate is None:
-            raise RuntimeError(f"no delegated function with id {call.id} (its traced call was garbage-collected)")
+        runner = _runners.get(call.id)
+        if runner is None:
+            raise RuntimeError(
+                f"no delegated function with id {call.id}: its call site was dropped (more than "
+                f"{_RETAINED} call sites were retired since); keep the jitted function alive while its calls run"
+            )
         args = [call.args[i] for i in range(call.nargs)]
         rets = [call.rets[i] for i in range(call.nrets)]
-        delegate.run(call, args, rets)
-        return 0
+        views = runner.views(call)
+        runner.run(call, args, rets, views)
+        del args, rets
+        rc = 0
     except BaseException as exc:  # noqa: BLE001 - every failure must reach XLA, not unwind into C
         try:
             _write_error(call, exc)
         except BaseException:  # noqa: BLE001
             pass
-        return 1
+        # The traceback's frames hold the views the function had: not a kept view.
+        traceback.clear_frames(exc.__traceback__)
+        del exc
+        rc = 1
+    if views is not None:
+        try:
+            kept = views.release()
+        except BaseException as exc:  # noqa: BLE001
+            kept = [f"a buffer ({type(exc).__name__}: {exc})"]
+        if kept:
+            try:
+                _write_message(call, kept_message(kept))
+            except BaseException:  # noqa: BLE001
+                pass
+            rc = 1
+    return rc
 
 
 # Kept alive for the life of the process: the library holds its address.

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import ctypes
 import math
+import sys
 
-from . import _callback
+from . import _callback, _jax_compat
 
 _cupy = None
 # CuPy views of XLA's buffers by (address, shape, dtype, device): XLA hands an executable
 # the same buffers call after call, and building a view costs microseconds of a budget of
-# a few tens. A view owns nothing; like any view, it is valid during a call only.
+# a few tens. A view owns nothing; like any view, it is valid during a call only
+# (DeviceViews checks that none is kept).
 _views: dict = {}
 _MAX_VIEWS = 256
 # cupy Stream objects over XLA's streams (and the runtime's per-thread capture streams of
@@ -83,10 +85,11 @@ class CallContext:
     switched directly, because this runs on every delegated call: each layer of
     `contextlib` costs microseconds against a budget of a few tens."""
 
-    __slots__ = ("cp", "device", "stream", "arena", "saved")
+    __slots__ = ("cp", "device", "stream", "arena", "saved", "views")
 
-    def __init__(self, call, workspace_buffer):
+    def __init__(self, call, workspace_buffer, views):
         self.cp = cupy()
+        self.views = views
         self.device = call.device
         self.stream = call.stream
         workspace = None
@@ -95,21 +98,21 @@ class CallContext:
             workspace = (ptr, math.prod(shape))
         self.arena = _Arena(call, workspace, self.device)
 
-    def view(self, b):
+    def view(self, b, what="a buffer"):
         cp = self.cp
         ptr, shape, dtype = _callback.buffer_info(b)
         key = (ptr, shape, dtype, self.device)
         v = _views.get(key)
-        if v is not None and v.shape == shape:  # (a function may have reshaped it in place)
-            return v
-        n = math.prod(shape) * dtype.itemsize
-        if n == 0 or not ptr:
-            return cp.empty(shape, dtype)
-        mem = cp.cuda.UnownedMemory(ptr, n, None, self.device)
-        v = cp.ndarray(shape, dtype, memptr=cp.cuda.MemoryPointer(mem, 0))
-        if len(_views) >= _MAX_VIEWS:
-            _views.clear()
-        _views[key] = v
+        if v is None or v.shape != shape:  # (a function may have reshaped it in place)
+            n = math.prod(shape) * dtype.itemsize
+            if n == 0 or not ptr:
+                return cp.empty(shape, dtype)
+            mem = cp.cuda.UnownedMemory(ptr, n, None, self.device)
+            v = cp.ndarray(shape, dtype, memptr=cp.cuda.MemoryPointer(mem, 0))
+            if len(_views) >= _MAX_VIEWS:
+                _views.clear()
+            _views[key] = v
+        self.views.hand_out(key, v, what)
         return v
 
     def __enter__(self):
@@ -124,15 +127,15 @@ class CallContext:
         except BaseException:
             device.__exit__(None, None, None)
             raise
-        memory = self.cp.cuda.memory
-        self.saved = (device, stream, memory._get_thread_local_allocator())
-        memory._set_thread_local_allocator(self.arena.malloc)
+        get, set_ = _jax_compat.cupy_thread_allocator(cp)
+        self.saved = (device, stream, get(), set_)
+        set_(self.arena.malloc)
         return self.view
 
     def __exit__(self, *exc):
-        device, stream, allocator = self.saved
+        device, stream, allocator, set_ = self.saved
         try:
-            self.cp.cuda.memory._set_thread_local_allocator(allocator)
+            set_(allocator)
             if self.arena.requested:
                 # A cuFFT plan made during the call holds a work area from the arena:
                 # drop the cached plans before that memory goes back to XLA.
@@ -144,3 +147,42 @@ class CallContext:
             stream.__exit__(*exc)
             device.__exit__(*exc)
         return False
+
+
+class DeviceViews:
+    """The CuPy views handed to one call, and the references each had then: the view, its
+    MemoryPointer and its memory object. A view kept past the call, or one derived from
+    it (a slice, a reshape: new arrays over the same memory object), raises a reference
+    count; such a view is reported and dropped from the view cache."""
+
+    def __init__(self):
+        self._handed: dict = {}
+
+    def hand_out(self, key, v, what):
+        if key not in self._handed:
+            # Counted from here, where this object, the cache and the caller hold `v`.
+            self._handed[key] = (what, self._counts(v))
+
+    @staticmethod
+    def _counts(v):
+        return (sys.getrefcount(v), sys.getrefcount(v.data), sys.getrefcount(v.data.mem))
+
+    def release(self) -> list[str]:
+        kept = []
+        for key, (what, counts) in self._handed.items():
+            v = _views.get(key)
+            if v is None:
+                continue
+            # At hand-out the caller's frame held one more reference to `v` than here.
+            now = self._counts(v)
+            if now[0] + 1 > counts[0] or now[1] > counts[1] or now[2] > counts[2]:
+                import gc
+
+                gc.collect()
+                now = self._counts(v)
+                if now[0] + 1 > counts[0] or now[1] > counts[1] or now[2] > counts[2]:
+                    kept.append(what)
+                    del _views[key]
+            del v
+        self._handed = {}
+        return kept

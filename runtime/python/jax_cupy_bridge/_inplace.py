@@ -18,11 +18,13 @@ inserts whatever copies an alias needs); only the copies differ.
 
 from __future__ import annotations
 
+import os
+import warnings
 from collections import Counter
 
-from jax import lax
-from jax._src import core
-from jax._src.interpreters import mlir
+from jax.extend.core import ClosedJaxpr, Jaxpr, Var
+
+from . import _jax_compat
 
 # Call primitives whose jaxpr parameter takes the equation's operands one to one (names
 # across jax releases: closed_call became eval_jaxpr, pjit became jit; remat is remat2 or
@@ -33,58 +35,109 @@ _CALLS = {
     "pjit": "jaxpr", "jit": "jaxpr", "checkpoint": "jaxpr", "remat2": "jaxpr",
 }  # fmt: skip
 
+# `BRIDGEGEN_INPLACE_LOOPS=0` leaves JAX's while-loop lowering alone (calls in loops then
+# never alias by default; `overwrite_input=True` still does).
+ENV = "BRIDGEGEN_INPLACE_LOOPS"
 
-def _rewrite(jaxpr: core.Jaxpr, dying: set[int], prim) -> core.Jaxpr | None:
+
+def _inner(sub):
+    return sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub
+
+
+def _mentions(jaxpr: Jaxpr, prim) -> bool:
+    """Whether `prim` is bound with the default overwrite anywhere under `jaxpr` (through
+    every sub-jaxpr in any parameter, loops included): the test that keeps every other
+    loop's lowering untouched."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is prim:
+            if eqn.params.get("overwrite") == "in-loops":
+                return True
+            continue
+        for p in eqn.params.values():
+            for sub in p if isinstance(p, (tuple, list)) else (p,):
+                if isinstance(sub, (ClosedJaxpr, Jaxpr)) and _mentions(_inner(sub), prim):
+                    return True
+    return False
+
+
+def _rewrite(jaxpr: Jaxpr, dying: set[int], prim) -> Jaxpr | None:
     """`jaxpr` with calls of `prim` set to overwrite an operand that is one of the invars
     `dying` (by position) used exactly once, with the first output's shape and dtype; None
-    when nothing changes."""
-    uses = Counter(v for eqn in jaxpr.eqns for v in eqn.invars if isinstance(v, core.Var))
-    uses.update(v for v in jaxpr.outvars if isinstance(v, core.Var))
+    when nothing changes. Only equations of `prim` (and the calls leading to them) change."""
+    uses = Counter(v for eqn in jaxpr.eqns for v in eqn.invars if isinstance(v, Var))
+    uses.update(v for v in jaxpr.outvars if isinstance(v, Var))
     once = {jaxpr.invars[i] for i in dying if uses[jaxpr.invars[i]] == 1}
     if not once:
         return None
+
+    def dies(v) -> bool:  # operands may be Literals, which do not hash
+        return isinstance(v, Var) and v in once
+
     eqns, changed = [], False
     for eqn in jaxpr.eqns:
         if eqn.primitive is prim and eqn.params.get("overwrite") == "in-loops":
             # Any operand with the first output's shape and dtype will do, not only the
             # first (`gammainc(a, x)` with `x` carried).
             out = eqn.outvars[0].aval
-            k = next((k for k, v in enumerate(eqn.invars) if v in once and v.aval.shape == out.shape and v.aval.dtype == out.dtype), -1)
+            k = next((k for k, v in enumerate(eqn.invars) if dies(v) and v.aval.shape == out.shape and v.aval.dtype == out.dtype), -1)
             if k >= 0:
                 eqn = eqn.replace(params={**eqn.params, "alias": k, "overwrite": "always"})
                 changed = True
         elif eqn.primitive.name in _CALLS and _CALLS[eqn.primitive.name] in eqn.params:
             key = _CALLS[eqn.primitive.name]
             sub = eqn.params[key]
-            inner = sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub
-            passed = {k for k, v in enumerate(eqn.invars) if v in once}
-            new = _rewrite(inner, passed, prim) if passed else None
+            passed = {k for k, v in enumerate(eqn.invars) if dies(v)}
+            new = _rewrite(_inner(sub), passed, prim) if passed else None
             if new is not None:
-                sub = sub.replace(jaxpr=new) if isinstance(sub, core.ClosedJaxpr) else new
+                sub = sub.replace(jaxpr=new) if isinstance(sub, ClosedJaxpr) else new
                 eqn = eqn.replace(params={**eqn.params, key: sub})
                 changed = True
         eqns.append(eqn)
     return jaxpr.replace(eqns=eqns) if changed else None
 
 
+_warned = False
+
+
+def _body_for(params: dict, prim):
+    """The body to lower: a rewritten one, or None to lower with `params` as given."""
+    # Parameters looked up, not declared: a jax that renames them gets its own lowering.
+    body, nconsts = params.get("body_jaxpr"), params.get("body_nconsts")
+    if not (isinstance(body, ClosedJaxpr) and isinstance(nconsts, int)) or not _mentions(body.jaxpr, prim):
+        return None
+    new = _rewrite(body.jaxpr, set(range(nconsts, len(body.jaxpr.invars))), prim)
+    return None if new is None else body.replace(jaxpr=new)
+
+
 def install(prim) -> None:
     """Wrap the while-loop lowering (once per process) to decide for calls of `prim`.
-    Where this jax keeps its lowering rules in a form not recognized, nothing is wrapped
-    and calls in loops never alias on their own."""
-    entry = getattr(mlir, "_lowerings", {}).get(lax.while_p)
-    rule = getattr(entry, "rule", entry)  # a LoweringRuleEntry, or the rule itself
-    if not callable(rule) or getattr(rule, "_bridgegen_inplace", False):
+
+    The wrapper is inert for every loop whose body binds no `prim` with the default
+    overwrite: JAX's own rule gets the very arguments it would have had. Where it does,
+    only those equations change; any failure of the analysis lowers the loop with JAX's
+    rule unchanged (with one warning). `BRIDGEGEN_INPLACE_LOOPS=0` skips the wrapping."""
+    if os.environ.get(ENV, "1") == "0":
         return
 
-    def lowering(ctx, *args, **params):
-        # Parameters looked up, not declared: a jax that renames them gets its own lowering
-        # unchanged rather than an error in every while loop.
-        body, nconsts = params.get("body_jaxpr"), params.get("body_nconsts")
-        if isinstance(body, core.ClosedJaxpr) and isinstance(nconsts, int):
-            new = _rewrite(body.jaxpr, set(range(nconsts, len(body.jaxpr.invars))), prim)
-            if new is not None:
-                params["body_jaxpr"] = body.replace(jaxpr=new)
-        return rule(ctx, *args, **params)
+    def make(rule):
+        def lowering(ctx, *args, **params):
+            global _warned
+            try:
+                body = _body_for(params, prim)
+            except Exception as e:  # noqa: BLE001 - never break a loop over an optimisation
+                body = None
+                if not _warned:
+                    _warned = True
+                    warnings.warn(
+                        f"jax_cupy_bridge: in-place analysis of a loop body failed ({type(e).__name__}: {e}); "
+                        f"the loop is lowered as JAX does (set {ENV}=0 to skip the analysis)",
+                        RuntimeWarning,
+                        stacklevel=2,
+                    )
+            if body is not None:
+                params = {**params, "body_jaxpr": body}
+            return rule(ctx, *args, **params)
 
-    lowering._bridgegen_inplace = True
-    mlir.register_lowering(lax.while_p, lowering)
+        return lowering
+
+    _jax_compat.wrap_while_lowering(make)

@@ -20,11 +20,10 @@ import jax.scipy.special
 import numpy as np
 from jax.extend.core import Primitive
 from jax import lax
-from jax._src import dispatch, sharding_impls
 from jax.experimental.custom_partitioning import custom_partitioning
 from jax.interpreters import ad, batching, mlir
 
-from . import _inplace, _library
+from . import _inplace, _jax_compat, _library
 from ._dtypes import Loop, resolve
 
 ufunc_p = Primitive("bridgegen_ufunc")
@@ -158,13 +157,7 @@ def _lowering(
                 f"(built for: {', '.join(built) or 'nothing'}); rebuild it with NVRTC installed "
                 "(`pip install nvidia-cuda-nvrtc nvidia-cuda-runtime`, then `bridgegen build <spec> --install`)"
             )
-    axis_context = ctx.module_context.axis_context
-    if (
-        not partitioned
-        and out_shape
-        and isinstance(axis_context, sharding_impls.ShardingContext)
-        and axis_context.num_devices > 1
-    ):
+    if not partitioned and out_shape and _jax_compat.spmd_devices(ctx) > 1:
         # Under an SPMD partitioning (jit over a mesh) the call is partitioned like any
         # elementwise op: each device runs the handler on its shard, no all-gather.
         in_shapes = tuple(tuple(a.shape) for a in ctx.avals_in)
@@ -225,7 +218,7 @@ def _elementwise_rule(in_shapes, out_shape, nout) -> str:
 mlir.register_lowering(ufunc_p, _lowering)
 _inplace.install(ufunc_p)
 # The partitioned lowering needs the device assignment (as custom_partitioning does).
-dispatch.prim_requires_devices_during_lowering.add(ufunc_p)
+_jax_compat.require_devices_during_lowering(ufunc_p)
 
 
 def _batch(args, dims, *, out_shape, **params):
