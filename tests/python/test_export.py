@@ -17,9 +17,6 @@ import pytest
 
 jax_xsf = pytest.importorskip("jax_xsf")
 
-TARGETS = ["bridgegen.jax_xsf.gammaln", "bridgegen.jax_xsf.kv", "bridgegen.jax_xsf.digamma"]
-
-
 def model(v, x):
     return jnp.sum(jax_xsf.kv(v, x) * jnp.exp(jax_xsf.gammaln(x))) + jax.grad(lambda t: jax_xsf.gammaln(t))(x[0])
 
@@ -31,10 +28,17 @@ def _run(code: str, env_extra: dict | None = None) -> str:
     return r.stdout
 
 
-def test_exported_function_runs_in_a_fresh_process(tmp_path: pathlib.Path):
-    checks = [jax.export.DisabledSafetyCheck.custom_call(t) for t in TARGETS]
+def test_export_needs_the_packages_checks_and_they_are_public():
     x = jnp.linspace(0.5, 3.0, 5)
-    exp = jax.export.export(jax.jit(model), platforms=["cpu"], disabled_checks=checks)(1.5, x)
+    with pytest.raises(ValueError, match="custom calls whose targets have no compatibility guarantees"):
+        jax.export.export(jax.jit(model), platforms=["cpu"])(1.5, x)
+    assert "bridgegen.jax_xsf.kv" in jax_xsf.EXPORT_TARGETS
+    assert len(jax_xsf.export_disabled_checks()) == len(jax_xsf.EXPORT_TARGETS) == len(jax_xsf._spec.UFUNCS)
+
+
+def test_exported_function_runs_in_a_fresh_process(tmp_path: pathlib.Path):
+    x = jnp.linspace(0.5, 3.0, 5)
+    exp = jax.export.export(jax.jit(model), platforms=["cpu"], disabled_checks=jax_xsf.export_disabled_checks())(1.5, x)
     text = exp.mlir_module()
     assert "bridgegen.jax_xsf.kv" in text and "callback_id" not in text  # nothing process-local
     path = tmp_path / "model.bin"
@@ -68,3 +72,47 @@ def test_persistent_compilation_cache_across_processes(tmp_path: pathlib.Path):
     second = _run(code, env)
     assert second == first
     assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == entries  # served from the cache
+
+
+def test_sharded_export_runs_in_a_fresh_process_with_a_warning(tmp_path: pathlib.Path):
+    path = tmp_path / "sharded.bin"
+    code = f"""
+        import warnings, numpy as np, jax
+        jax.config.update("jax_enable_x64", True)
+        import jax_xsf
+        from jax.sharding import NamedSharding, PartitionSpec as P
+        s = NamedSharding(jax.make_mesh((8,), ("x",)), P("x"))
+        x = jax.device_put(np.linspace(0.5, 5.0, 64), s)
+        f = jax.jit(lambda v: jax_xsf.gammaln(v) * 2.0, in_shardings=s, out_shardings=s)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            exp = jax.export.export(f, disabled_checks=jax_xsf.export_disabled_checks())(x)
+        assert any("cannot serialize custom_partitioning" in str(m.message) for m in w), [str(m.message) for m in w]
+        assert exp.nr_devices == 8
+        open({str(path)!r}, "wb").write(exp.serialize())
+        print("exported")
+        """
+    env = {"XLA_FLAGS": os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8"}
+    assert _run(code, env).strip() == "exported"
+    out = _run(
+        f"""
+        import numpy as np, jax
+        jax.config.update("jax_enable_x64", True)
+        import jax_xsf
+        from jax.sharding import NamedSharding, PartitionSpec as P
+        exp = jax.export.deserialize(open({str(path)!r}, "rb").read())
+        x = jax.device_put(np.linspace(0.5, 5.0, 64), NamedSharding(jax.make_mesh((8,), ("x",)), P("x")))
+        y = exp.call(x)
+        np.testing.assert_array_equal(np.asarray(y), np.asarray(jax_xsf.gammaln(np.linspace(0.5, 5.0, 64))) * 2.0)
+        print("ran", len(y.sharding.device_set))
+        """,
+        env,
+    )
+    assert out.strip() == "ran 8"
+
+
+def test_exporting_a_delegated_call_says_why_it_cannot():
+    from jax_cupy_bridge import cupy_lazy_apply
+
+    with pytest.raises(ValueError, match="a delegated call cannot be exported"):
+        jax.export.export(jax.jit(lambda v: cupy_lazy_apply(np.sqrt, v)), platforms=["cpu"])(jnp.ones(3))

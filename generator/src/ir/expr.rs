@@ -148,6 +148,8 @@ pub const PY_RESERVED: &[&str] = &[
     "try", "while", "with", "yield", "jax", "jnp", "np",
     // Keyword arguments every generated ufunc takes.
     "overwrite_input",
+    // What every generated module defines besides its functions.
+    "EXPORT_TARGETS", "export_disabled_checks", "_spec", "_ufuncs", "_functions",
 ];
 
 /// C++ keywords an input name must not be.

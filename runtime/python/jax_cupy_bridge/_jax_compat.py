@@ -32,6 +32,83 @@ def spmd_devices(ctx) -> int:
     return 1
 
 
+# --- output avals: varying manual axes and explicit sharding -------------------------------
+# What: output avals that keep what JAX's own elementwise ops keep: the operands' varying
+# manual axes (shard_map's check_vma; `aval.vma` up to jax 0.9, `aval.mat.varying` from
+# 0.10) and, on meshes with Explicit axes, the operands' sharding broadcast to the output.
+# Built with `aval.update`, which carries whatever else this jax keeps on an aval. Tested:
+# 0.7.2-0.12.0.1. Anything unrecognised: a plain aval (shard_map then needs
+# check_vma=False, and explicit meshes gather the operands).
+def _varying(aval) -> frozenset:
+    mat = getattr(aval, "mat", None)
+    if mat is not None and hasattr(mat, "varying"):
+        return frozenset(mat.varying)
+    return frozenset(getattr(aval, "vma", ()) or ())
+
+
+def _broadcast_spec(shape, avals):
+    """The output spec of a broadcasting elementwise op: each output axis takes the mesh
+    axes of the operands whose axis has the output's size; conflicts are an error."""
+    rank = len(shape)
+    spec = [None] * rank
+    for a in avals:
+        parts = tuple(getattr(getattr(a, "sharding", None), "spec", ()) or ())
+        parts = (None,) * (a.ndim - len(parts)) + parts
+        for k, (n, p) in enumerate(zip(a.shape, parts)):
+            out_k = rank - a.ndim + k
+            if p is None or n != shape[out_k]:
+                continue
+            if spec[out_k] is not None and spec[out_k] != p:
+                raise ValueError(
+                    f"operands are sharded differently along output axis {out_k} ({spec[out_k]} and {p}); "
+                    "reshard one of them first (jax.sharding.reshard)"
+                )
+            spec[out_k] = p
+    return spec
+
+
+def _is_explicit(mesh) -> bool:
+    from jax.sharding import AxisType
+
+    return mesh is not None and not getattr(mesh, "empty", True) and AxisType.Explicit in tuple(getattr(mesh, "axis_types", ()))
+
+
+def shaped_array(shape, dtype, avals, elementwise: bool):
+    """The aval of an output of shape `shape` of a call on `avals` (see above)."""
+    from jax.core import ShapedArray
+
+    shape = tuple(shape)
+    arrays = [a for a in avals if hasattr(a, "shape") and hasattr(a, "update")]
+    union = frozenset().union(*(_varying(a) for a in arrays))
+    base = next((a for a in arrays if _varying(a) == union), None)
+    if base is None:
+        raise ValueError(
+            "the operands vary over different manual mesh axes "
+            f"({', '.join(str(sorted(_varying(a))) for a in arrays)}); make them match with jax.lax.pvary"
+        )
+    try:
+        mesh = getattr(getattr(base, "sharding", None), "mesh", None)
+        if mesh is None:
+            return base.update(shape=shape, dtype=dtype, weak_type=False)
+        from jax.sharding import NamedSharding, PartitionSpec
+
+        explicit = elementwise and any(_is_explicit(getattr(getattr(a, "sharding", None), "mesh", None)) for a in arrays)
+        spec = _broadcast_spec(shape, arrays) if explicit else [None] * len(shape)
+        return base.update(shape=shape, dtype=dtype, weak_type=False, sharding=NamedSharding(mesh, PartitionSpec(*spec)))
+    except ValueError:
+        raise
+    except Exception:  # noqa: BLE001 - an aval this jax builds otherwise
+        return ShapedArray(shape, dtype)
+
+
+# --- LoweringParameters.for_export ---------------------------------------------------------
+# What: whether this lowering is for jax.export. Tested: 0.7.2-0.12.0.1. Missing: False
+# (a sharded export then fails in jax.export with its own message about host callbacks).
+def lowering_for_export(ctx) -> bool:
+    params = getattr(ctx.module_context, "lowering_parameters", None)
+    return bool(getattr(params, "for_export", False))
+
+
 # --- jax._src.dispatch.prim_requires_devices_during_lowering ----------------------------
 # What: tells jit that a primitive's lowering needs the device assignment (as
 # custom_partitioning's does). Tested: 0.7.2-0.12.0.1. Missing: nothing is registered;

@@ -215,9 +215,11 @@ class Delegate:
 
 
 def _abstract_eval(*avals, delegate):
-    outs = [jax.core.ShapedArray(s, d) for s, d in delegate.outs]
+    # Outputs vary over their operands' manual axes (shard_map); on explicit meshes they
+    # are replicated (a delegated function's outputs have no sharding rule).
+    outs = [_jax_compat.shaped_array(s, d, avals, elementwise=False) for s, d in delegate.outs]
     if delegate.workspace:
-        outs.append(jax.core.ShapedArray((delegate.workspace,), np.uint8))
+        outs.append(_jax_compat.shaped_array((delegate.workspace,), np.uint8, avals, elementwise=False))
     return outs
 
 
@@ -236,6 +238,11 @@ delegate_p.def_impl(lambda *args, delegate: _eager(delegate)(*args))
 
 def _callback_lowering(ctx, *args, delegate):
     """The bridge's FFI handler: the call's id is the only attribute."""
+    if _jax_compat.lowering_for_export(ctx):
+        raise ValueError(
+            f"{delegate.name}: a delegated call cannot be exported: it runs a Python function of this process "
+            "(jax.export artifacts carry no Python); export the code around it, or use a generated ufunc"
+        )
     platforms = ctx.module_context.platforms
     target = _callback.TARGET_GRAPH if delegate.runner.graph_safe and set(platforms) == {"cuda"} else _callback.TARGET
     devices = _jax_compat.spmd_devices(ctx)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import warnings
 from types import ModuleType
 
 import jax
@@ -120,11 +121,23 @@ def load_ufuncs(package: str, spec: ModuleType) -> dict[str, Ufunc]:
     return ufuncs
 
 
+def export_disabled_checks(targets) -> list:
+    """The `disabled_checks` `jax.export.export` needs for calls of `targets`: XLA gives
+    custom calls outside its own library no compatibility guarantee, so an export of them
+    must say it accepts that. The artifact then runs wherever the same package is imported
+    (its handlers registered under the same names)."""
+    import jax.export
+
+    return [jax.export.DisabledSafetyCheck.custom_call(t) for t in targets]
+
+
 # --- primitive rules --------------------------------------------------------------
 
 
 def _abstract_eval(*avals, out_shape, out_dtypes, **_):
-    return [jax.core.ShapedArray(out_shape, dt) for dt in out_dtypes]
+    # Outputs vary over the manual axes of their operands (shard_map) and, on explicit
+    # meshes, are sharded like a broadcasting elementwise op's.
+    return [_jax_compat.shaped_array(out_shape, dt, avals, elementwise=True) for dt in out_dtypes]
 
 
 ufunc_p.def_abstract_eval(_abstract_eval)
@@ -157,7 +170,17 @@ def _lowering(
                 f"(built for: {', '.join(built) or 'nothing'}); rebuild it with NVRTC installed "
                 "(`pip install nvidia-cuda-nvrtc nvidia-cuda-runtime`, then `bridgegen build <spec> --install`)"
             )
-    if not partitioned and out_shape and _jax_compat.spmd_devices(ctx) > 1:
+    devices = _jax_compat.spmd_devices(ctx)
+    if devices > 1 and not partitioned and _jax_compat.lowering_for_export(ctx):
+        # custom_partitioning runs Python during XLA's partitioning, which an exported
+        # artifact cannot carry: the call is exported unpartitioned instead (XLA gathers
+        # its operands; the result is the same).
+        warnings.warn(
+            f"{name}: exported for {devices} devices without its sharding rule (jax.export cannot serialize "
+            "custom_partitioning): XLA gathers its operands onto each device; results are unchanged",
+            stacklevel=2,
+        )
+    elif not partitioned and out_shape and devices > 1:
         # Under an SPMD partitioning (jit over a mesh) the call is partitioned like any
         # elementwise op: each device runs the handler on its shard, no all-gather.
         in_shapes = tuple(tuple(a.shape) for a in ctx.avals_in)

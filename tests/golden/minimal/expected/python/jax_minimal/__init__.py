@@ -5,6 +5,7 @@ Every function runs inside `jax.jit` through an XLA FFI handler built from
 `tests/golden/minimal/spec.toml`; see each function's docstring for its SciPy equivalent.
 """
 
+from jax_cupy_bridge.ufunc import export_disabled_checks as _export_disabled_checks
 from jax_cupy_bridge.ufunc import load_ufuncs as _load_ufuncs
 
 from . import _spec
@@ -12,7 +13,22 @@ from . import _spec
 __version__ = _spec.VERSION
 _ufuncs = _load_ufuncs(__name__, _spec)
 
+# The XLA custom-call targets this package's functions lower to.
+EXPORT_TARGETS = tuple(info["target"] for info in _spec.UFUNCS.values())
+
+
+def export_disabled_checks():
+    """The ``disabled_checks`` for ``jax.export.export`` of code calling this package:
+
+    ``jax.export.export(jax.jit(f), disabled_checks=jax_minimal.export_disabled_checks())(*args)``
+
+    The serialized artifact runs in any process that imports ``jax_minimal``."""
+    return _export_disabled_checks(EXPORT_TARGETS)
+
+
 __all__ = [
+    "EXPORT_TARGETS",
+    "export_disabled_checks",
     "digamma",
     "gammaln",
 ]

@@ -5,6 +5,7 @@ Every function runs inside `jax.jit` through an XLA FFI handler built from
 `tests/golden/multi_output/spec.toml`; see each function's docstring for its SciPy equivalent.
 """
 
+from jax_cupy_bridge.ufunc import export_disabled_checks as _export_disabled_checks
 from jax_cupy_bridge.ufunc import load_ufuncs as _load_ufuncs
 from jax_cupy_bridge.function import load_functions as _load_functions
 
@@ -14,7 +15,22 @@ __version__ = _spec.VERSION
 _ufuncs = _load_ufuncs(__name__, _spec)
 _functions = _load_functions(__name__, _spec)
 
+# The XLA custom-call targets this package's functions lower to.
+EXPORT_TARGETS = tuple(info["target"] for info in _spec.UFUNCS.values())
+
+
+def export_disabled_checks():
+    """The ``disabled_checks`` for ``jax.export.export`` of code calling this package:
+
+    ``jax.export.export(jax.jit(f), disabled_checks=jax_multi.export_disabled_checks())(*args)``
+
+    The serialized artifact runs in any process that imports ``jax_multi``."""
+    return _export_disabled_checks(EXPORT_TARGETS)
+
+
 __all__ = [
+    "EXPORT_TARGETS",
+    "export_disabled_checks",
     "sici",
     "spherical_jn",
     "gaussian_filter",
