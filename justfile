@@ -35,6 +35,7 @@ demo: build
 # Everything CI runs: freshness, lints, Rust tests (NVRTC included), the built package,
 # Python tests.
 test: check build
+    ruff check .
     cargo clippy --quiet --workspace --locked -- -D warnings
     BRIDGEGEN_REQUIRE_NVRTC=1 cargo test --quiet --workspace --locked
     python -m pytest -q

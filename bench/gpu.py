@@ -23,7 +23,6 @@ import jax
 jax.config.update("jax_enable_x64", True)
 import cupy  # noqa: E402
 import cupyx.scipy.special as cps  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
 import jax.scipy.special as jsp  # noqa: E402
 import numpy as np  # noqa: E402
 import scipy.special as sc  # noqa: E402

@@ -56,7 +56,7 @@ pub fn doctor(spec: Option<&Path>) -> Result<bool, Error> {
     match python::jaxlib() {
         Ok((_, include)) => match headers::header_api_version(&include) {
             Some((a, b)) => {
-                let (rmaj, rmin) = crate::REPORTED_FFI_API;
+                let (rmaj, rmin) = crate::reported_ffi_api();
                 r.line("FFI headers", &format!("{} (FFI API {a}.{b}; handlers report {rmaj}.{rmin})", include.display()))
             }
             None => r.problem(&format!("{} has no xla/ffi/api/c_api.h", include.display()), "reinstall jaxlib"),

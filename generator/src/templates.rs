@@ -12,6 +12,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("python/__init__.py.j2", include_str!("../../templates/python/__init__.py.j2")),
     ("python/__init__.pyi.j2", include_str!("../../templates/python/__init__.pyi.j2")),
     ("python/_spec.py.j2", include_str!("../../templates/python/_spec.py.j2")),
+    ("python/_rules.py.j2", include_str!("../../templates/python/_rules.py.j2")),
 ];
 
 pub fn environment() -> Environment<'static> {

@@ -23,7 +23,6 @@ import importlib
 import jax
 import numpy as np
 import pytest
-import scipy.special as sc
 
 from conftest import load_spec
 

@@ -68,7 +68,7 @@ def test_bad_input_is_one_clear_line_and_a_nonzero_exit(args):
     r = _cli(*args)
     assert r.returncode != 0
     assert "panicked" not in r.stderr and "Traceback" not in r.stderr, r.stderr
-    lines = [l for l in r.stderr.splitlines() if l.strip()]
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert lines and len(lines) <= 3, r.stderr  # clap's usage hint may add two lines
 
 
@@ -78,7 +78,7 @@ def test_jaxlib_fetch_failures_are_one_line(tmp_path, env_extra, needle):
     r = _cli("build", "specs/cupyx.toml", "--jaxlib", version, "--out", str(tmp_path),
              env_extra=dict(env_extra, BRIDGEGEN_CACHE_DIR=str(tmp_path / "cache")))  # fmt: skip
     assert r.returncode == 1, r.stderr
-    last = [l for l in r.stderr.splitlines() if l.strip()][-1]
+    last = [ln for ln in r.stderr.splitlines() if ln.strip()][-1]
     assert last.startswith("bridgegen: pip could not fetch jaxlib " + version), r.stderr
     assert "panicked" not in r.stderr and "Traceback" not in r.stderr
 

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import scipy.special as sc
 
-from conftest import command_buffer_env, load_spec
+from conftest import command_buffer_env
 from test_accuracy import KAPPA_NEAR_ZERO, UFUNCS, condition_numbers, random_args, scipy_function
 
 jax_xsf = pytest.importorskip("jax_xsf")

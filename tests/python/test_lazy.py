@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from conftest import command_buffer_env
-from jax_cupy_bridge import _callback, cupy_lazy_apply, lazy_apply
+from jax_cupy_bridge import _callback, cupy_lazy_apply
 
 
 def _cpu(x):
@@ -380,7 +380,7 @@ def test_gpu_graph_safe_function_that_cannot_be_captured_runs_every_time():
 
 @pytest.mark.gpu
 def test_gpu_graph_safe_exception_surfaces_and_graphs_are_dropped_with_the_call():
-    cupy = pytest.importorskip("cupy")
+    pytest.importorskip("cupy")
 
     def bad(a):
         raise KeyError("no such thing")

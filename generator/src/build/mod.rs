@@ -163,7 +163,7 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
     }
     // The build's facts, stamped into the library and (as _build.py) the Python package.
     let (hmaj, hmin) = headers::header_api_version(&include).unwrap_or((0, 0));
-    let (rmaj, rmin) = crate::REPORTED_FFI_API;
+    let (rmaj, rmin) = crate::reported_ffi_api();
     summary.jaxlib = jaxlib_version.clone();
     summary.header_ffi_api = format!("{hmaj}.{hmin}");
     summary.reported_ffi_api = format!("{rmaj}.{rmin}");

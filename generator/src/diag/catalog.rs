@@ -216,6 +216,18 @@ pub fn default_type(name: &str, ty: &str) -> Entry {
     e(format!("default of parameter `{name}` is not a {ty}"), "wrong type", Some(format!("give a {ty} literal")))
 }
 
+pub fn bad_rule(why: &str) -> Entry {
+    e(
+        format!("rule is not a Python expression bridgegen accepts: {why}"),
+        "here",
+        Some(
+            "a rule is one expression: names, numbers, plain strings, calls, attributes, subscripts, tuples and lists, \
+             arithmetic, comparisons, and/or/not and `a if c else b` (docs/spec.md, Rules)"
+                .into(),
+        ),
+    )
+}
+
 pub fn unknown_shape_name(name: &str, known: &[String]) -> Entry {
     e(
         format!("rule names unknown argument `{name}`"),

@@ -64,6 +64,7 @@ pub fn emit_package(pkg: &Package, runtime_path: &str) -> Result<Output, String>
     out.insert(py.join("__init__.py"), render("python/__init__.py.j2", base(minijinja::context! {}))?);
     out.insert(py.join("__init__.pyi"), render("python/__init__.pyi.j2", base(minijinja::context! {}))?);
     out.insert(py.join("_spec.py"), render("python/_spec.py.j2", base(minijinja::context! {}))?);
+    out.insert(py.join("_rules.py"), render("python/_rules.py.j2", base(minijinja::context! {}))?);
     out.insert(py.join("py.typed"), format!("{hash}\n"));
     Ok(out)
 }

@@ -25,6 +25,30 @@ pub struct PackageView {
     pub cuda_ufuncs: Vec<CudaView>,
     pub ufuncs: Vec<UfuncView>,
     pub functions: Vec<FunctionView>,
+    /// `_rules.py`: the spec's derivative and `[[function]]` rules as Python functions.
+    pub rules: RulesView,
+}
+
+/// The spec's rules as functions of `_rules.py`, and the tables the runtime reads.
+#[derive(Serialize)]
+pub struct RulesView {
+    /// `import jax.numpy as jnp` and the like, for the modules the rules use.
+    pub imports: Vec<String>,
+    /// The package's own functions the rules call (imported from the package).
+    pub package_functions: Vec<String>,
+    pub rules: Vec<RuleView>,
+    /// `{"beta": {"a": _d_beta__a}}`
+    pub derivatives_py: String,
+    /// `{"fftconvolve": dict(shapes=(...), dtypes=(...), workspace=(...))}`
+    pub functions_py: String,
+}
+
+#[derive(Serialize)]
+pub struct RuleView {
+    pub name: String,
+    pub params: String,
+    pub expr: String,
+    pub origin: String,
 }
 
 /// A `[[function]]`: a generated wrapper over `jax_cupy_bridge.cupy_lazy_apply`.
@@ -68,7 +92,7 @@ pub struct UfuncView {
     pub loops_py: String,
     pub platforms_py: String,
     pub handlers_py: String,
-    /// `{"x": "digamma(x)"}`: derivative rules (Python expressions) per input.
+    /// `("x",)`: the inputs with a derivative rule (the rules are in `_rules.py`).
     pub derivatives_py: String,
     pub nondiff_py: String,
     /// Whether the function has host loops.
@@ -105,8 +129,8 @@ pub fn contract(pkg: &Package) -> String {
         "bridgegen {}; spec sha256:{}; xla-ffi-api {}.{}",
         env!("CARGO_PKG_VERSION"),
         &pkg.spec_hash[..16],
-        crate::REPORTED_FFI_API.0,
-        crate::REPORTED_FFI_API.1
+        crate::reported_ffi_api().0,
+        crate::reported_ffi_api().1
     )
 }
 
@@ -145,7 +169,88 @@ pub fn package_view(pkg: &Package, runtime_path: &str) -> PackageView {
             .collect(),
         ufuncs: pkg.ufuncs.iter().map(|u| ufunc_view(pkg, u)).collect(),
         functions: pkg.functions.iter().map(function_view).collect(),
+        rules: rules_view(pkg),
     }
+}
+
+fn rules_view(pkg: &Package) -> RulesView {
+    use crate::ir::pyexpr::{self, Use};
+    let mut rules = Vec::new();
+    let mut modules = std::collections::BTreeSet::new();
+    let mut called = std::collections::BTreeSet::new();
+    let own: Vec<&str> = pkg.ufuncs.iter().map(|u| u.name.as_str()).chain(pkg.functions.iter().map(|f| f.name.as_str())).collect();
+    let mut note = |expr: &str| {
+        // Canonical text from the checker: it parses.
+        for (name, _, how) in pyexpr::names(&pyexpr::parse(expr).expect("canonical rule text parses")) {
+            match how {
+                Use::Attribute if matches!(name.as_str(), "jnp" | "lax" | "jsp" | "np") => {
+                    modules.insert(name);
+                }
+                Use::Call if own.contains(&name.as_str()) => {
+                    called.insert(name);
+                }
+                _ => {}
+            }
+        }
+    };
+    let mut derivatives = Vec::new();
+    for u in pkg.ufuncs.iter().filter(|u| !u.derivatives.is_empty()) {
+        let mut per = Vec::new();
+        for (arg, expr) in &u.derivatives {
+            note(expr);
+            let name = format!("_d_{}__{arg}", u.name);
+            per.push(format!("{arg:?}: {name}"));
+            rules.push(RuleView {
+                name,
+                params: format!("{}, out", u.inputs.join(", ")),
+                expr: expr.clone(),
+                origin: format!("d {} / d {arg}", u.name),
+            });
+        }
+        derivatives.push(format!("    {:?}: {{{}}},", u.name, per.join(", ")));
+    }
+    let mut functions = Vec::new();
+    for f in &pkg.functions {
+        let mut params: Vec<String> = f.inputs.iter().map(|a| a.name.clone()).collect();
+        if !f.params.is_empty() {
+            params.push("*".into());
+            params.extend(f.params.iter().map(|p| p.name.clone()));
+        }
+        let params = params.join(", ");
+        let mut rule = |kind: &str, what: &str, expr: &str| -> String {
+            note(expr);
+            let name = format!("_{kind}_{}__{what}", f.name);
+            rules.push(RuleView { name: name.clone(), params: params.clone(), expr: expr.to_string(), origin: format!("{} of {}.{what}", kind, f.name) });
+            name
+        };
+        let tuple = |v: Vec<String>| if v.len() == 1 { format!("({},)", v[0]) } else { format!("({})", v.join(", ")) };
+        let shapes: Vec<String> = f.outputs.iter().map(|o| rule("shape", &o.name, &o.shape)).collect();
+        let dtypes: Vec<String> = f
+            .outputs
+            .iter()
+            .map(|o| if o.dtype.chars().count() == 1 { format!("{:?}", o.dtype) } else { rule("dtype", &o.name, &o.dtype) })
+            .collect();
+        let workspace: Vec<String> = f.workspace.iter().map(|(n, b)| rule("workspace", n, b)).collect();
+        functions.push(format!(
+            "    {:?}: dict(shapes={}, dtypes={}, workspace={}),",
+            f.name,
+            tuple(shapes),
+            tuple(dtypes),
+            if workspace.is_empty() { "()".into() } else { tuple(workspace) }
+        ));
+    }
+    let table = |rows: Vec<String>| if rows.is_empty() { "{}".to_string() } else { format!("{{\n{}\n}}", rows.join("\n")) };
+    let imports = modules
+        .iter()
+        .map(|m| match m.as_str() {
+            "jnp" => "import jax.numpy as jnp",
+            "jsp" => "import jax.scipy.special as jsp",
+            "lax" => "from jax import lax",
+            _ => "import numpy as np",
+        })
+        .map(String::from)
+        .collect();
+    RulesView { imports, package_functions: called.into_iter().collect(), rules, derivatives_py: table(derivatives), functions_py: table(functions) }
 }
 
 fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
@@ -205,10 +310,7 @@ fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
         loops_py: py_tuple(&u.loops.iter().map(|l| l.signature()).collect::<Vec<_>>()),
         platforms_py: py_tuple(&u.platforms.iter().map(|p| p.as_str().to_string()).collect::<Vec<_>>()),
         handlers_py: format!("{{{}}}", handlers.join(", ")),
-        derivatives_py: format!(
-            "{{{}}}",
-            u.derivatives.iter().map(|(k, v)| format!("{k:?}: {v:?}")).collect::<Vec<_>>().join(", ")
-        ),
+        derivatives_py: if u.derivatives.is_empty() { "()".into() } else { py_tuple(&u.derivatives.keys().cloned().collect::<Vec<_>>()) },
         nondiff_py: if u.nondiff.is_empty() { "()".into() } else { py_tuple(&u.nondiff) },
         cpu: u.platforms.contains(&Platform::Cpu),
         cuda: u.platforms.contains(&Platform::Cuda),
@@ -296,8 +398,8 @@ fn function_view(f: &Function) -> FunctionView {
                 .map(|a| format!("({:?}, {:?}, {})", a.name, a.dtypes.iter().map(|d| d.code()).collect::<String>(), a.rank.map_or("None".into(), |r| r.to_string())))
                 .collect()
         ),
-        tuple(f.outputs.iter().map(|o| format!("({:?}, {:?}, {:?})", o.name, o.shape, o.dtype)).collect()),
-        tuple(f.workspace.iter().map(|(n, b)| format!("({n:?}, {b:?})")).collect()),
+        tuple(f.outputs.iter().map(|o| format!("{:?}", o.name)).collect()),
+        tuple(f.workspace.iter().map(|(n, _)| format!("{n:?}")).collect()),
         tuple(
             f.params
                 .iter()

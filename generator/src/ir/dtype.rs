@@ -33,47 +33,22 @@ impl DType {
 
     /// NumPy dtype name.
     pub fn numpy(self) -> &'static str {
-        match self {
-            DType::I32 => "int32",
-            DType::I64 => "int64",
-            DType::F32 => "float32",
-            DType::F64 => "float64",
-            DType::C64 => "complex64",
-            DType::C128 => "complex128",
-        }
+        &crate::abi::abi().loop_dtype(self.code()).numpy
     }
 
     /// Host C++ type.
     pub fn cpp(self) -> &'static str {
-        match self {
-            DType::I32 => "std::int32_t",
-            DType::I64 => "std::int64_t",
-            DType::F32 => "float",
-            DType::F64 => "double",
-            DType::C64 => "std::complex<float>",
-            DType::C128 => "std::complex<double>",
-        }
+        &crate::abi::abi().loop_dtype(self.code()).cpp
     }
 
     /// Variant name of `bridgegen_runtime::DType` (the XLA FFI data type).
     pub fn runtime_variant(self) -> &'static str {
-        match self {
-            DType::I32 => "S32",
-            DType::I64 => "S64",
-            DType::F32 => "F32",
-            DType::F64 => "F64",
-            DType::C64 => "C64",
-            DType::C128 => "C128",
-        }
+        &crate::abi::abi().loop_dtype(self.code()).xla
     }
 
     /// Size of one element in bytes.
     pub fn size(self) -> usize {
-        match self {
-            DType::I32 | DType::F32 => 4,
-            DType::I64 | DType::F64 | DType::C64 => 8,
-            DType::C128 => 16,
-        }
+        crate::abi::abi().loop_dtype(self.code()).size
     }
 
     pub fn is_complex(self) -> bool {

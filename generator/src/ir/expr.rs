@@ -94,44 +94,8 @@ pub fn cpp_free_names(src: &str) -> Vec<Name> {
     out
 }
 
-/// What a derivative rule refers to.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct PyNames {
-    /// Plain variables (must be inputs or outputs).
-    pub variables: Vec<Name>,
-    /// Unqualified calls (must be functions of the spec).
-    pub calls: Vec<Name>,
-    /// Module-qualified names (`jnp.log`): the module part.
-    pub modules: Vec<Name>,
-}
-
-/// Modules a derivative rule may use.
+/// Modules a derivative rule may use (`jnp.exp`, `lax.`, `jsp.` = jax.scipy.special).
 pub const PY_MODULES: &[&str] = &["jnp", "lax", "jsp"];
-
-/// Scan a Python derivative expression.
-pub fn py_names(src: &str) -> PyNames {
-    let toks = tokens(src);
-    let mut out = PyNames::default();
-    for (k, t) in toks.iter().enumerate() {
-        if !t.ident {
-            continue;
-        }
-        let prev = k.checked_sub(1).map(|p| toks[p].text);
-        let next = toks.get(k + 1).map(|n| n.text);
-        if prev == Some(".") {
-            continue; // attribute of a module
-        }
-        let name = Name { text: t.text.to_string(), offset: t.offset };
-        if next == Some(".") {
-            out.modules.push(name);
-        } else if next == Some("(") {
-            out.calls.push(name);
-        } else if !matches!(t.text, "True" | "False" | "None" | "and" | "or" | "not" | "if" | "else") {
-            out.variables.push(name);
-        }
-    }
-    out
-}
 
 /// Whether `s` is a plain identifier (`[A-Za-z_][A-Za-z0-9_]*`).
 pub fn is_identifier(s: &str) -> bool {
@@ -181,20 +145,5 @@ mod tests {
             ["n", "x", "y"]
         );
         assert_eq!(texts(cpp_free_names("std::complex<double>(a.real(), 2.5e+3)")), ["a"]);
-    }
-
-    #[test]
-    fn string_literals_name_nothing() {
-        let n = py_names("x.shape if mode == 'full' else \"same\"");
-        assert_eq!(texts(n.variables), ["mode"]);
-        assert_eq!(texts(n.modules), ["x"]);
-    }
-
-    #[test]
-    fn py_names_split_variables_calls_modules() {
-        let n = py_names("-jnp.exp(-x) * digamma(a) + out**2");
-        assert_eq!(texts(n.variables), ["x", "a", "out"]);
-        assert_eq!(texts(n.calls), ["digamma"]);
-        assert_eq!(texts(n.modules), ["jnp"]);
     }
 }

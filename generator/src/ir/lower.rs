@@ -3,7 +3,8 @@
 //! all reported in one run.
 
 use super::dtype::{parse_loop, LoopError};
-use super::expr::{cpp_free_names, is_cpp_keyword, is_identifier, py_names, PY_MODULES, PY_RESERVED};
+use super::expr::{cpp_free_names, is_cpp_keyword, is_identifier, PY_MODULES, PY_RESERVED};
+use super::pyexpr::{self, Use};
 use super::names::is_reserved;
 use super::*;
 use crate::diag::{catalog, catalog::Entry, Diagnostics};
@@ -210,8 +211,10 @@ fn lower_ufunc(
         }
         cuda_expr_by_loop.insert(sig, e);
     }
-    if platforms.contains(&Platform::Cuda) && inputs.len() > MAX_CUDA_INPUTS {
-        cx.err(u.inputs.span(), catalog::too_many_cuda_inputs(inputs.len(), MAX_CUDA_INPUTS));
+    // Inputs a CUDA kernel takes (the size of the kernel's `Geometry`).
+    let max_cuda_inputs = crate::abi::abi().max_cuda_inputs;
+    if platforms.contains(&Platform::Cuda) && inputs.len() > max_cuda_inputs {
+        cx.err(u.inputs.span(), catalog::too_many_cuda_inputs(inputs.len(), max_cuda_inputs));
     }
 
     let mut derivatives = BTreeMap::new();
@@ -219,8 +222,9 @@ fn lower_ufunc(
         if !inputs.contains(k.get_ref()) {
             cx.err(k.span(), catalog::unknown_input("derivative rule", k.get_ref(), &inputs));
         }
-        check_derivative(cx, v, &inputs, &outputs, functions);
-        derivatives.insert(k.get_ref().clone(), v.get_ref().clone());
+        if let Some(text) = check_derivative(cx, v, &inputs, &outputs, functions) {
+            derivatives.insert(k.get_ref().clone(), text);
+        }
     }
     let mut nondiff = Vec::new();
     for n in u.nondiff.iter().flatten() {
@@ -267,12 +271,6 @@ fn lower_ufunc(
     })
 }
 
-/// Inputs a CUDA kernel takes (`MAX_INPUTS` in runtime/rust/src/cuda/mod.rs, the size of
-/// the kernel's `Geometry`).
-const MAX_CUDA_INPUTS: usize = 8;
-
-/// How `[[function]]` wrappers may batch under vmap (cupy_lazy_apply's vmap_method).
-const BATCHING: &[&str] = &["sequential", "expand_dims", "broadcast_all"];
 
 /// The largest per-thread device stack a spec may ask for (CUDA's own limit is 512 KiB;
 /// every resident thread reserves it, so more than this is surely a mistake).
@@ -331,25 +329,36 @@ fn check_loops(cx: &mut Ctx, loops: &Spanned<Vec<Spanned<String>>>, nin: usize, 
     out
 }
 
-fn check_derivative(cx: &mut Ctx, rule: &Spanned<String>, inputs: &[String], outputs: &[String], functions: &[String]) {
-    let names = py_names(rule.get_ref());
+/// Parse a rule: its canonical text, or a diagnostic at the offending token.
+fn parse_rule(cx: &mut Ctx, rule: &Spanned<String>) -> Option<pyexpr::PyExpr> {
+    match pyexpr::parse(rule.get_ref()) {
+        Ok(e) => Some(e),
+        Err(err) => {
+            cx.err(inner(&rule.span(), err.offset, err.len), catalog::bad_rule(&err.message));
+            None
+        }
+    }
+}
+
+/// A derivative rule's canonical text (None after a diagnostic).
+fn check_derivative(cx: &mut Ctx, rule: &Spanned<String>, inputs: &[String], outputs: &[String], functions: &[String]) -> Option<String> {
+    let expr = parse_rule(cx, rule)?;
     let mut known: Vec<String> = inputs.to_vec();
     known.extend(outputs.iter().cloned());
-    for v in &names.variables {
-        if !known.contains(&v.text) {
-            cx.err(inner(&rule.span(), v.offset, v.text.len()), catalog::unknown_variable(&v.text, &known));
+    let mut ok = true;
+    for (name, at, how) in pyexpr::names(&expr) {
+        let bad = match how {
+            Use::Variable if !known.contains(&name) => Some(catalog::unknown_variable(&name, &known)),
+            Use::Call if !functions.contains(&name) => Some(catalog::unknown_function(&name)),
+            Use::Attribute if !PY_MODULES.contains(&name.as_str()) => Some(catalog::unknown_module(&name)),
+            _ => None,
+        };
+        if let Some(entry) = bad {
+            cx.err(inner(&rule.span(), at, name.len()), entry);
+            ok = false;
         }
     }
-    for c in &names.calls {
-        if !functions.contains(&c.text) {
-            cx.err(inner(&rule.span(), c.offset, c.text.len()), catalog::unknown_function(&c.text));
-        }
-    }
-    for m in &names.modules {
-        if !PY_MODULES.contains(&m.text.as_str()) {
-            cx.err(inner(&rule.span(), m.offset, m.text.len()), catalog::unknown_module(&m.text));
-        }
-    }
+    ok.then(|| pyexpr::render(&expr))
 }
 
 fn check_test(cx: &mut Ctx, t: &RawTest, inputs: &[String]) -> TestHints {
@@ -411,8 +420,11 @@ fn lower_function(cx: &mut Ctx, f: &RawFunction, default_platforms: &BTreeSet<Pl
     let batching = match &f.batching {
         None => "sequential".to_string(),
         Some(b) => {
-            if !BATCHING.contains(&b.get_ref().as_str()) {
-                cx.err(b.span(), catalog::bad_batching(b.get_ref(), BATCHING));
+            // How `[[function]]` wrappers may batch under vmap (cupy_lazy_apply's vmap_method).
+            let batching = &crate::abi::abi().batching;
+            if !batching.iter().any(|m| m == b.get_ref()) {
+                let known: Vec<&str> = batching.iter().map(String::as_str).collect();
+                cx.err(b.span(), catalog::bad_batching(b.get_ref(), &known));
             }
             b.get_ref().clone()
         }
@@ -467,15 +479,19 @@ fn lower_function(cx: &mut Ctx, f: &RawFunction, default_platforms: &BTreeSet<Pl
         params.push(Param { name: p.name.get_ref().clone(), ty, default, choices });
     }
     let known: Vec<String> = seen.keys().cloned().collect();
-    let check_rule = |cx: &mut Ctx, rule: &Spanned<String>| {
-        let names = py_names(rule.get_ref());
-        // `x.shape` names input x; `np.`/`jnp.` are the modules rules may use.
-        let modules = names.modules.into_iter().filter(|m| !matches!(m.text.as_str(), "np" | "jnp"));
-        for v in names.variables.into_iter().chain(modules) {
-            if !known.contains(&v.text) {
-                cx.err(inner(&rule.span(), v.offset, v.text.len()), catalog::unknown_shape_name(&v.text, &known));
+    // Rules read the inputs (`x.shape`), the parameters, np./jnp. and a few builtins.
+    const BUILTINS: &[&str] = &["max", "min", "len", "tuple", "int", "abs", "sum", "range"];
+    let check_rule = |cx: &mut Ctx, rule: &Spanned<String>| -> String {
+        let Some(expr) = parse_rule(cx, rule) else { return String::new() };
+        for (name, at, how) in pyexpr::names(&expr) {
+            let fine = known.contains(&name)
+                || (how == Use::Attribute && matches!(name.as_str(), "np" | "jnp"))
+                || (how == Use::Call && BUILTINS.contains(&name.as_str()));
+            if !fine {
+                cx.err(inner(&rule.span(), at, name.len()), catalog::unknown_shape_name(&name, &known));
             }
         }
+        pyexpr::render(&expr)
     };
     if f.outputs.is_empty() {
         cx.err(f.name.span(), catalog::empty_list("outputs"));
@@ -484,19 +500,21 @@ fn lower_function(cx: &mut Ctx, f: &RawFunction, default_platforms: &BTreeSet<Pl
     let mut out_seen = BTreeMap::new();
     for o in &f.outputs {
         check_arg_names(cx, "output", std::slice::from_ref(&o.name), &mut out_seen);
-        check_rule(cx, &o.shape);
+        let shape = check_rule(cx, &o.shape);
         // A dtype rule is an expression or a plain dtype code (`d`).
         let code = o.dtype.get_ref().chars().next().and_then(DType::from_code);
-        if !(o.dtype.get_ref().len() == 1 && code.is_some()) {
-            check_rule(cx, &o.dtype);
-        }
-        outputs.push(OutputArg { name: o.name.get_ref().clone(), shape: o.shape.get_ref().clone(), dtype: o.dtype.get_ref().clone() });
+        let dtype = if o.dtype.get_ref().len() == 1 && code.is_some() {
+            o.dtype.get_ref().clone()
+        } else {
+            check_rule(cx, &o.dtype)
+        };
+        outputs.push(OutputArg { name: o.name.get_ref().clone(), shape, dtype });
     }
     let mut workspace = Vec::new();
     for w in &f.workspace {
         check_arg_names(cx, "workspace", std::slice::from_ref(&w.name), &mut out_seen);
-        check_rule(cx, &w.bytes);
-        workspace.push((w.name.get_ref().clone(), w.bytes.get_ref().clone()));
+        let bytes = check_rule(cx, &w.bytes);
+        workspace.push((w.name.get_ref().clone(), bytes));
     }
     let platforms = f.platforms.as_ref().map_or_else(|| default_platforms.clone(), |p| check_platforms(cx, p));
     if cx.diags.len() != before {

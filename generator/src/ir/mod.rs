@@ -2,6 +2,7 @@
 //! functions sorted by name. Emitters read only this (through `emit::view`).
 
 pub mod dtype;
+pub mod pyexpr;
 pub mod expr;
 pub mod lower;
 pub mod names;
@@ -164,9 +165,10 @@ pub struct ArrayArg {
 #[derive(Debug, Clone)]
 pub struct OutputArg {
     pub name: String,
-    /// Python expression for the shape (over input `.shape`, `.ndim`, `.size` and params).
+    /// Python expression for the shape (over input `.shape`, `.ndim`, `.size` and params),
+    /// in canonical form (`pyexpr::render`).
     pub shape: String,
-    /// Python expression for the dtype (`x.dtype` or a dtype code).
+    /// A dtype code (`d`), or a Python expression for the dtype in canonical form.
     pub dtype: String,
 }
 

@@ -25,44 +25,14 @@ import jax
 import jax.ffi
 import numpy as np
 
-from . import _library
+from . import _abi, _library
 
-_XLA_DTYPES = {
-    k: np.dtype(v) for k, v in {
-        1: np.bool_, 2: np.int8, 3: np.int16, 4: np.int32, 5: np.int64, 6: np.uint8, 7: np.uint16,
-        8: np.uint32, 9: np.uint64, 10: np.float16, 11: np.float32, 12: np.float64, 15: np.complex64,
-        18: np.complex128,
-    }.items()
-}  # fmt: skip
+_XLA_DTYPES = {code: np.dtype(name) for code, name in _abi.XLA_DTYPES.items()}
+# The structs of runtime/rust/src/abi.rs, field for field (both rendered from runtime/abi.toml).
+_Buffer = _abi.CallbackBuffer
+_Call = _abi.CallbackCall
 
-
-class _Buffer(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int32), ("rank", ctypes.c_int64), ("dims", ctypes.POINTER(ctypes.c_int64))]
-
-
-_ALLOCATE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p))
-
-
-class _Call(ctypes.Structure):
-    """`CallbackCall` of runtime/rust/src/callback.rs, field for field."""
-
-    _fields_ = [
-        ("id", ctypes.c_int64),
-        ("platform", ctypes.c_int32),
-        ("device", ctypes.c_int32),
-        ("stream", ctypes.c_void_p),
-        ("nargs", ctypes.c_int64),
-        ("args", ctypes.POINTER(_Buffer)),
-        ("nrets", ctypes.c_int64),
-        ("rets", ctypes.POINTER(_Buffer)),
-        ("allocate", _ALLOCATE),
-        ("state", ctypes.c_void_p),
-        ("error", ctypes.c_void_p),
-        ("error_capacity", ctypes.c_size_t),
-    ]
-
-
-CPU, CUDA = 0, 1
+CPU, CUDA = _abi.PLATFORM_CPU, _abi.PLATFORM_CUDA
 
 # --- the registry of call sites -----------------------------------------------------------
 # A call site is a Delegate (the primitive's parameter). Equal call sites are one object
@@ -272,8 +242,8 @@ _lock = threading.Lock()
 # How long the exit hook waits for delegated calls still running (see library()).
 _SHUTDOWN_WAIT_MS = 10_000
 
-TARGET = "bridgegen.callback"
-TARGET_GRAPH = "bridgegen.callback_graph"
+TARGET = _abi.TARGET
+TARGET_GRAPH = _abi.TARGET_GRAPH
 
 
 def library() -> ctypes.CDLL:
@@ -281,7 +251,7 @@ def library() -> ctypes.CDLL:
     global _lib
     with _lock:
         if _lib is None:
-            path = os.path.join(os.path.dirname(__file__), "libbridgegen_runtime.so")
+            path = os.path.join(os.path.dirname(__file__), _abi.RUNTIME_LIBRARY)
             if not os.path.exists(path):
                 raise ImportError(
                     f"jax_cupy_bridge: {path} is missing; install the wheel `bridgegen build` makes "
@@ -299,9 +269,9 @@ def library() -> ctypes.CDLL:
             lib.bg_callback_forget.argtypes = [ctypes.c_int64]
             lib.bg_callback_forget.restype = None
             lib.bg_callback_graphs_kept.restype = ctypes.c_uint64
-            _library.register_handler(lib, TARGET, "bg_callback_cpu", "cpu")
-            _library.register_handler(lib, TARGET, "bg_callback_cuda", "cuda", instantiate=False)
-            _library.register_handler(lib, TARGET_GRAPH, "bg_callback_cuda_graph", "cuda", instantiate=False)
+            _library.register_handler(lib, TARGET, _abi.HANDLER_CPU, "cpu")
+            _library.register_handler(lib, TARGET, _abi.HANDLER_CUDA, "cuda", instantiate=False)
+            _library.register_handler(lib, TARGET_GRAPH, _abi.HANDLER_CUDA_GRAPH, "cuda", instantiate=False)
             jax.devices()  # surface registration errors here, not at backend start
             _lib = lib
     return _lib

@@ -17,14 +17,10 @@ from dataclasses import dataclass
 import jax
 import numpy as np
 
-CODES = {
-    "i": np.dtype(np.int32),
-    "l": np.dtype(np.int64),
-    "f": np.dtype(np.float32),
-    "d": np.dtype(np.float64),
-    "F": np.dtype(np.complex64),
-    "D": np.dtype(np.complex128),
-}
+from . import _abi
+
+# Loop type characters (runtime/abi.toml).
+CODES = {code: np.dtype(name) for code, name in _abi.LOOP_DTYPES.items()}
 
 
 @dataclass(frozen=True)
@@ -104,8 +100,8 @@ def resolve(name: str, loops: tuple[Loop, ...], args: tuple) -> Loop:
         if all(_fits(t, w, default_float, default_complex) for t, w in zip(types, loop.inputs)):
             return loop
     got = ", ".join(("weak " if t.weak else "") + t.dtype.name for t in types)
-    supported = "; ".join(l.describe() for l in loops)
+    supported = "; ".join(lp.describe() for lp in loops)
     hint = ""
-    if not jax.config.jax_enable_x64 and any(np.dtype(np.float64) in l.inputs for l in loops):
+    if not jax.config.jax_enable_x64 and any(np.dtype(np.float64) in lp.inputs for lp in loops):
         hint = " (float64 loops need jax.config.update('jax_enable_x64', True))"
     raise TypeError(f"{name}: no type loop for arguments ({got}); supported loops: {supported}{hint}")

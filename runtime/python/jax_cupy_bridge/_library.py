@@ -16,9 +16,10 @@ from types import ModuleType
 import jax
 import jax.ffi
 
-# The platform strings XLA reads. Never lowercase "cuda": the CUDA plugin only reads
-# "CUDA"/"gpu" and silently drops other spellings.
-_XLA_PLATFORM = {"cpu": "cpu", "cuda": "CUDA"}
+from . import _abi
+
+# The platform strings XLA reads (never lowercase "cuda": runtime/abi.toml says why).
+_XLA_PLATFORM = _abi.PLATFORMS
 
 
 class BuildMismatchError(ImportError):

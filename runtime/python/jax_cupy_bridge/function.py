@@ -2,8 +2,9 @@
 parameters, output shapes and dtypes from the spec's rules, and workspace sizes, all
 delegated through :func:`jax_cupy_bridge.cupy_lazy_apply`.
 
-The spec's rules are Python expressions over the inputs (their ``shape``, ``ndim``,
-``size``, ``dtype``) and the parameters, evaluated at trace time.
+The spec's rules are functions of the inputs (their ``shape``, ``ndim``, ``size``,
+``dtype``) and the parameters, in the generated package's ``_rules.py``, called at trace
+time.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ class Function:
         self.params = info["params"]
         self.platforms = info["platforms"]
         self.batching = info.get("batching", "sequential")
+        self.rules = None  # dict(shapes=, dtypes=, workspace=), from the package's _rules.py
 
     def _check_params(self, params: dict) -> dict:
         out = {}
@@ -72,7 +74,6 @@ class Function:
         if len(arrays) != len(self.inputs):
             names = ", ".join(n for n, _, _ in self.inputs)
             raise TypeError(f"{self.qualname}() takes {len(self.inputs)} array argument(s) ({names}), got {len(arrays)}")
-        env: dict = {"np": np, "jnp": jnp}
         xs = []
         for a, (name, codes, rank) in zip(arrays, self.inputs):
             if not hasattr(a, "dtype") and not isinstance(a, (int, float, complex)):
@@ -85,23 +86,21 @@ class Function:
                 )
             if rank is not None and x.ndim != rank:
                 raise ValueError(f"{self.qualname}: {name} must have rank {rank}, got shape {x.shape}")
-            env[name] = x
             xs.append(x)
         statics = self._check_params(params)
-        env.update(statics)
 
-        def rule(expr):
+        def rule(fn):
             try:
-                return eval(expr, {"__builtins__": {"max": max, "min": min, "len": len, "tuple": tuple, "int": int}}, env)  # noqa: S307 - spec-authored rule
+                return fn(*xs, **statics)
             except Exception as e:
-                raise ValueError(f"{self.qualname}: the spec's rule {expr!r} failed: {e}") from e
+                raise ValueError(f"{self.qualname}: the spec's rule {fn.__name__} failed: {e}") from e
 
         shapes, dtypes = [], []
-        for _, shape, dtype in self.outputs:
-            s = rule(shape)
+        for shape_rule, dtype_rule in zip(self.rules["shapes"], self.rules["dtypes"]):
+            s = rule(shape_rule)
             shapes.append(tuple(int(n) for n in (s if isinstance(s, tuple) else (s,))))
-            dtypes.append(np.dtype(CODES[dtype]) if dtype in CODES else np.dtype(rule(dtype)))
-        workspace = sum(int(rule(b)) for _, b in self.workspace)
+            dtypes.append(np.dtype(CODES[dtype_rule]) if isinstance(dtype_rule, str) else np.dtype(rule(dtype_rule)))
+        workspace = sum(int(rule(b)) for b in self.rules["workspace"])
         multi = len(self.outputs) > 1
         return cupy_lazy_apply(
             self.cupy, *xs, shape=tuple(shapes) if multi else shapes[0], dtype=tuple(dtypes) if multi else dtypes[0],

@@ -25,7 +25,7 @@ import numpy as np
 from jax.extend.core import Primitive
 from jax.interpreters import batching, mlir
 
-from . import _callback, _jax_compat
+from . import _abi, _callback, _jax_compat
 
 _STATIC_TYPES = (int, float, bool, str, type(None), complex)
 
@@ -287,7 +287,7 @@ def _lowering(ctx, *args, delegate):
 
 mlir.register_lowering(delegate_p, _lowering)
 
-VMAP_METHODS = ("sequential", "expand_dims", "broadcast_all")
+VMAP_METHODS = _abi.BATCHING
 
 
 def _batch(args, dims, *, delegate):

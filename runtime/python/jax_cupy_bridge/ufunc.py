@@ -17,10 +17,8 @@ from types import ModuleType
 import jax
 import jax.ffi
 import jax.numpy as jnp
-import jax.scipy.special
 import numpy as np
 from jax.extend.core import Primitive
-from jax import lax
 from jax.experimental.custom_partitioning import custom_partitioning
 from jax.interpreters import ad, batching, mlir
 
@@ -96,8 +94,6 @@ def load_ufuncs(package: str, spec: ModuleType) -> dict[str, Ufunc]:
     # a CUDA call fails at lowering with a clear message instead of at run time.
     has_kernels = bool(_library.cuda_archs(lib, spec.CUDA_ARCHS_SYMBOL))
     ufuncs = {}
-    # Derivative rules are Python over the package's own functions and jnp/lax.
-    namespace = {"jnp": jnp, "lax": lax, "np": np, "jsp": jax.scipy.special}
     for name, info in spec.UFUNCS.items():
         handlers = {p: s for p, s in info["handlers"].items() if p != "cuda" or has_kernels}
         for platform, symbol in handlers.items():
@@ -111,14 +107,25 @@ def load_ufuncs(package: str, spec: ModuleType) -> dict[str, Ufunc]:
             platforms=info["platforms"],
             built=tuple(handlers),
         )
-        namespace[name] = ufuncs[name]
+        # The rules themselves arrive with install_rules, once the package's functions
+        # (which they may call) exist.
         _RULES[f"{package}.{name}"] = _Rule(
-            inputs=tuple(info["inputs"]),
-            derivatives={k: compile(v, f"<{package}.{name} d/d{k}>", "eval") for k, v in info.get("derivatives", {}).items()},
-            nondiff=tuple(info.get("nondiff", ())),
-            namespace=namespace,
+            inputs=tuple(info["inputs"]), declared=tuple(info.get("derivatives", ())), nondiff=tuple(info.get("nondiff", ()))
         )
     return ufuncs
+
+
+def install_rules(package: str, rules: ModuleType, functions: dict | None = None) -> None:
+    """Give `package`'s ufuncs their derivative rules and its `[[function]]` wrappers
+    their shape, dtype and workspace rules: the functions of its generated `_rules.py`."""
+    for name, per_input in rules.DERIVATIVES.items():
+        rule = _RULES[f"{package}.{name}"]
+        missing = set(rule.declared) - set(per_input)
+        if missing:
+            raise ImportError(f"{package}._rules has no derivative rule of {name} for {sorted(missing)}; regenerate the package")
+        rule.derivatives = dict(per_input)
+    for name, table in getattr(rules, "FUNCTIONS", {}).items():
+        functions[name].rules = table
 
 
 def export_disabled_checks(targets) -> list:
@@ -273,8 +280,9 @@ batching.primitive_batchers[ufunc_p] = _batch
 
 
 class _Rule:
-    def __init__(self, *, inputs, derivatives, nondiff, namespace):
-        self.inputs, self.derivatives, self.nondiff, self.namespace = inputs, derivatives, nondiff, namespace
+    def __init__(self, *, inputs, declared, nondiff):
+        self.inputs, self.declared, self.nondiff = inputs, declared, nondiff
+        self.derivatives: dict = {}  # input -> f(*inputs, out=...), from the package's _rules.py
 
 
 _RULES: dict[str, _Rule] = {}
@@ -283,7 +291,6 @@ _RULES: dict[str, _Rule] = {}
 def _jvp(primals, tangents, *, name, **params):
     outs = ufunc_p.bind(*primals, name=name, **params)
     rule = _RULES.get(name)
-    env = dict(zip(rule.inputs, primals)) if rule else {}
     tangent = None
     for arg, t in zip(rule.inputs if rule else [f"argument {i}" for i in range(len(primals))], tangents):
         if type(t) is ad.Zero:
@@ -297,8 +304,7 @@ def _jvp(primals, tangents, *, name, **params):
             raise TypeError(f"{name}: cannot differentiate with respect to {arg!r}: {why}")
         if len(outs) != 1:
             raise TypeError(f"{name}: derivative rules cover single-output functions only")
-        env["out"] = outs[0]
-        d = eval(rule.derivatives[arg], rule.namespace, env)  # noqa: S307 - the spec's own rule
+        d = rule.derivatives[arg](*primals, out=outs[0])
         term = d * t
         tangent = term if tangent is None else tangent + term
     if tangent is None:

@@ -14,36 +14,8 @@ use crate::frame::{entry, Call, FfiError};
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// One operand as the dispatcher sees it (row-major, XLA data type codes).
-#[repr(C)]
-pub struct CallbackBuffer {
-    pub data: *mut c_void,
-    pub dtype: i32,
-    pub rank: i64,
-    pub dims: *const i64,
-}
-
-/// Everything the dispatcher gets for one call. Layout mirrored in
-/// `jax_cupy_bridge/_callback.py` (`_CallbackCall`).
-#[repr(C)]
-pub struct CallbackCall {
-    pub id: i64,
-    /// 0: CPU (host pointers), 1: CUDA (device pointers).
-    pub platform: i32,
-    pub device: i32,
-    pub stream: *mut c_void,
-    pub nargs: i64,
-    pub args: *const CallbackBuffer,
-    pub nrets: i64,
-    pub rets: *const CallbackBuffer,
-    /// Device memory for the duration of the call; 0 on success.
-    pub allocate: unsafe extern "C" fn(call: *mut CallbackCall, size: usize, out: *mut *mut c_void) -> c_int,
-    /// The handler's state for `allocate` (opaque to the dispatcher).
-    pub state: *mut c_void,
-    /// Where the dispatcher writes an error message (NUL-terminated) when it fails.
-    pub error: *mut c_char,
-    pub error_capacity: usize,
-}
+pub use crate::abi::{CallbackBuffer, CallbackCall};
+use crate::abi::{ERROR_CAPACITY, PLATFORM_CPU as CPU, PLATFORM_CUDA as CUDA};
 
 /// Returns 0 on success, else writes `error` and returns non-zero.
 pub type Dispatcher = unsafe extern "C" fn(*mut CallbackCall) -> c_int;
@@ -93,9 +65,6 @@ impl Drop for InFlight {
     }
 }
 
-const CPU: i32 = 0;
-const CUDA: i32 = 1;
-const ERROR_CAPACITY: usize = 16 << 10;
 
 struct State<'c, 'a> {
     call: &'c Call<'a>,

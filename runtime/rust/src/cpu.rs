@@ -4,7 +4,7 @@
 //! flattened index space, in parallel for large arrays.
 
 use crate::broadcast::Broadcast;
-use crate::dtype::DType;
+use crate::abi::DType;
 use crate::elementwise;
 use crate::ffi::{XLA_FFI_CallFrame, XLA_FFI_Error};
 use crate::frame::{entry, Buffer, Call, FfiError};

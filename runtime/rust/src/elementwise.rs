@@ -2,7 +2,7 @@
 //! and decode the operands, pick the type loop matching their dtypes, and check that the
 //! outputs share one shape.
 
-use crate::dtype::{xla_name, DType};
+use crate::abi::{xla_name, DType};
 use crate::frame::{Buffer, Call, FfiError};
 
 fn signature(types: impl Iterator<Item = i32>, nin: usize) -> String {

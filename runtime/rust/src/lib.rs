@@ -11,21 +11,19 @@
 //! - `broadcast`, `elementwise`: operand checks and broadcasting shared by both;
 //! - `callback`: handlers that delegate to Python callables (`cupy_lazy_apply`), or replay
 //!   what a graph-safe one captured (`cuda::replay`);
-//! - `exports`: symbols the Python side reads (FFI API versions).
+//! - `exports`: symbols the Python side reads (FFI API versions, the ABI's layout);
+//! - `abi`: the ABI shared with the generator and the Python runtime, rendered from
+//!   runtime/abi.toml (types, limits, the delegation structs).
 
+pub mod abi;
 pub mod broadcast;
 pub mod callback;
 pub mod cpu;
 pub mod cuda;
-pub mod dtype;
 pub mod elementwise;
 pub mod exports;
 pub mod ffi;
 pub mod frame;
 
-pub use dtype::DType;
+pub use abi::{DType, REPORTED_API_VERSION};
 
-/// The FFI API version every handler reports in the metadata handshake. XLA accepts
-/// handlers from 0.1 up to its own version, so reporting the lowest version we need
-/// (0.1: we use nothing newer) keeps one build working from jaxlib 0.7.2 on.
-pub const REPORTED_API_VERSION: (i32, i32) = (0, 1);

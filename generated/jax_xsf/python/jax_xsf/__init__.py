@@ -6,6 +6,7 @@ Every function runs inside `jax.jit` through an XLA FFI handler built from
 """
 
 from jax_cupy_bridge.ufunc import export_disabled_checks as _export_disabled_checks
+from jax_cupy_bridge.ufunc import install_rules as _install_rules
 from jax_cupy_bridge.ufunc import load_ufuncs as _load_ufuncs
 
 from . import _spec
@@ -1451,3 +1452,7 @@ def zetac(x, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["zetac"](x, overwrite_input=overwrite_input)
+# After the functions: derivative rules may call them.
+from . import _rules  # noqa: E402
+
+_install_rules(__name__, _rules)

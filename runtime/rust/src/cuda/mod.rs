@@ -9,7 +9,7 @@ pub mod module;
 pub mod replay;
 
 use crate::broadcast::Broadcast;
-use crate::dtype::DType;
+use crate::abi::DType;
 use crate::elementwise;
 use crate::ffi::{XLA_FFI_CallFrame, XLA_FFI_Error, COMMAND_BUFFER_COMPATIBLE};
 use crate::frame::{entry_staged, Call, FfiError};
@@ -28,10 +28,7 @@ pub struct Ufunc {
     pub module: Module,
 }
 
-/// Merged dimensions a kernel handles (`bridgegen::kMaxDims` in kernel.cuh).
-pub const MAX_DIMS: usize = 8;
-/// Inputs a kernel handles (the generator refuses CUDA functions with more).
-pub const MAX_INPUTS: usize = 8;
+pub use crate::abi::{MAX_CUDA_DIMS as MAX_DIMS, MAX_CUDA_INPUTS as MAX_INPUTS};
 /// `Geometry<MAX_INPUTS>` in 64-bit words; a kernel with fewer inputs reads a prefix.
 const GEOMETRY_WORDS: usize = 2 + MAX_DIMS * (1 + MAX_INPUTS);
 

@@ -6,6 +6,7 @@ Every function runs inside `jax.jit` through an XLA FFI handler built from
 """
 
 from jax_cupy_bridge.ufunc import export_disabled_checks as _export_disabled_checks
+from jax_cupy_bridge.ufunc import install_rules as _install_rules
 from jax_cupy_bridge.ufunc import load_ufuncs as _load_ufuncs
 from jax_cupy_bridge.function import load_functions as _load_functions
 
@@ -72,3 +73,7 @@ def gaussian_filter(x, /, *, sigma=1.0, mode="reflect"):
     Platforms: cpu, cuda.
     """
     return _functions["gaussian_filter"](x, sigma=sigma, mode=mode)
+# After the functions: derivative rules may call them.
+from . import _rules  # noqa: E402
+
+_install_rules(__name__, _rules, _functions)

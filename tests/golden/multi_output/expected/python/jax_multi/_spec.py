@@ -20,7 +20,7 @@ UFUNCS = {
         loops=("f->ff", "d->dd"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_multi_sici_cpu", "cuda": "bg_jax_multi_sici_cuda"},
-        derivatives={},
+        derivatives=(),
         nondiff=(),
     ),
     "spherical_jn": dict(
@@ -30,7 +30,7 @@ UFUNCS = {
         loops=("ld->d", "if->f"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_multi_spherical_jn_cpu"},
-        derivatives={},
+        derivatives=(),
         nondiff=("n",),
     ),
 }
@@ -42,7 +42,7 @@ FUNCTIONS = {
         cpu="scipy.ndimage.gaussian_filter",
         batching="sequential",
         inputs=(("x", "fd", None),),
-        outputs=(("out", "x.shape", "x.dtype"),),
+        outputs=("out",),
         workspace=(),
         params=(("sigma", "float", True, ()), ("mode", "str", True, ("reflect", "constant"))),
         platforms=("cpu", "cuda"),
