@@ -4,14 +4,14 @@
 # the GPU tests, the GPU tests again under compute-sanitizer's memcheck (a subset: it is
 # slow), and the GPU benchmark with its plot. Logs and results go to $OUT (default
 # gpu-results/). See docs/gpu.md.
-#   usage: bash scripts/gpu_run.sh [tests|sanitizer|bench]...   (default: all three)
+#   usage: bash scripts/gpu_run.sh [tests|contract|sanitizer|bench|loop]...   (default: tests contract sanitizer bench)
 set -uo pipefail
 source "$(dirname "$0")/gpu_site.sh"
 export BRIDGEGEN_REQUIRE_GPU=1
 # CuPy (tests compare with cupyx) and XLA share the GPU: leave CuPy room.
 export XLA_PYTHON_CLIENT_MEM_FRACTION="${XLA_PYTHON_CLIENT_MEM_FRACTION:-0.6}"
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(tests sanitizer bench)
+[ ${#steps[@]} -eq 0 ] && steps=(tests contract sanitizer bench)
 status=0
 {
     date -u +%FT%TZ
@@ -24,6 +24,21 @@ for step in "${steps[@]}"; do
     tests)
         BRIDGEGEN_POISON_OUTPUTS=1 python3 -m pytest -q -m gpu -p no:cacheprovider -o addopts="" -rfE --tb=short \
             --junitxml="$OUT/gpu-tests.xml" tests/python 2>&1 | tee "$OUT/gpu-tests.log" | tail -n 60
+        [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+        ;;
+    contract)
+        # The callers' contracts on this machine's jax with the GPU as default backend: JAX's
+        # own programs untouched by our imports, lazy_apply (and array-api-extra's own suite
+        # with its JAX GPU, CuPy and torch backends), delegation safety, the ABI, export.
+        python3 -m pytest -q -p no:cacheprovider -o addopts="" -rfE --tb=short --junitxml="$OUT/contract-tests.xml" \
+            tests/python/test_jax_untouched.py tests/python/test_lazy_apply.py tests/python/test_delegation_safety.py \
+            tests/python/test_abi.py tests/python/test_array_api_extra.py tests/python/test_export.py \
+            tests/python/test_sharding.py 2>&1 | tee "$OUT/contract-tests.log" | tail -n 40
+        [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+        ;;
+    loop)
+        # Chained bridged calls in a loop against native ops (the in-place default).
+        python3 bench/loop_alias.py 2>&1 | tee "$OUT/bench-loop.log"
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
         ;;
     sanitizer)

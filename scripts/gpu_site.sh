@@ -6,5 +6,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OUT="${OUT:-gpu-results}"
 mkdir -p "$OUT"
 SITE="${BRIDGEGEN_SITE:-/tmp/bridgegen-site}"
-python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target "$SITE" dist-gpu/*.whl || exit 1
+# .gpu-carry/*.whl: pure-Python test dependencies the machine lacks (array-api-extra and
+# array-api-compat for tests/python/test_array_api_extra.py; scripts/gpu_carry.sh).
+python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target "$SITE" dist-gpu/*.whl \
+    $(ls .gpu-carry/*.whl 2>/dev/null) || exit 1
+export BRIDGEGEN_AAE_SDIST="${BRIDGEGEN_AAE_SDIST:-$PWD/.gpu-carry/array_api_extra-0.11.5}"
 export PYTHONPATH="$SITE${PYTHONPATH:+:$PYTHONPATH}"

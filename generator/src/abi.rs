@@ -18,6 +18,8 @@ pub const PYTHON_PATH: &str = "runtime/python/jax_cupy_bridge/_abi.py";
 #[serde(deny_unknown_fields)]
 pub struct Abi {
     pub reported_ffi_api: (i32, i32),
+    pub jaxlib_oldest: String,
+    pub jaxlib_newest_tested: String,
     pub max_cuda_dims: usize,
     pub max_cuda_inputs: usize,
     pub batching: Vec<String>,

@@ -64,7 +64,7 @@ pub fn doctor(spec: Option<&Path>) -> Result<bool, Error> {
         Err(_) if !jaxlib.is_empty() => r.problem("jaxlib's include directory was not found", "reinstall jaxlib"),
         Err(_) => {}
     }
-    let (lo, hi) = (headers::OLDEST_JAXLIB, headers::NEWEST_TESTED_JAXLIB);
+    let (lo, hi) = headers::jaxlib_range();
     r.line("supported jaxlib", &format!("{lo} to {hi} (tested); Requires-Dist of built wheels"));
     let tools = python::cuda_tools()?;
     let cupy = get("cupy");

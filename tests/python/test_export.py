@@ -92,7 +92,7 @@ def test_sharded_export_runs_in_a_fresh_process_with_a_warning(tmp_path: pathlib
         open({str(path)!r}, "wb").write(exp.serialize())
         print("exported")
         """
-    env = {"XLA_FLAGS": os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8"}
+    env = {"XLA_FLAGS": os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8", "JAX_PLATFORMS": "cpu"}
     assert _run(code, env).strip() == "exported"
     out = _run(
         f"""

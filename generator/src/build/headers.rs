@@ -7,10 +7,18 @@ use crate::error::Error;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The oldest jaxlib this runtime is known to work with (FFI API 0.1, the version handlers
-/// report), and the newest one tested. Requires-Dist spans exactly this range.
-pub const OLDEST_JAXLIB: &str = "0.7.2";
-pub const NEWEST_TESTED_JAXLIB: &str = "0.12.0.1";
+/// The jaxlib range built wheels admit (runtime/abi.toml): the oldest whose FFI accepts the
+/// version handlers report, and the newest the Python suite passed on.
+pub fn jaxlib_range() -> (&'static str, &'static str) {
+    let abi = crate::abi::abi();
+    (&abi.jaxlib_oldest, &abi.jaxlib_newest_tested)
+}
+
+/// That range as a requirement specifier (`>=0.7.2,<=0.12.0.1`).
+pub fn requires_jaxlib() -> String {
+    let (lo, hi) = jaxlib_range();
+    format!(">={lo},<={hi}")
+}
 
 fn cache_root() -> PathBuf {
     super::nvrtc::cache_dir().parent().map(Path::to_path_buf).unwrap_or_else(std::env::temp_dir).join("jaxlib")

@@ -110,10 +110,12 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
     let cuda_fns: Vec<String> =
         pkg.ufuncs.iter().filter(|u| u.platforms.contains(&Platform::Cuda)).map(|u| u.name.clone()).collect();
     let mut kernels_dir = None;
+    // Found once, here: the runtime's build script takes the xsf headers from us
+    // (BRIDGEGEN_XSF_INCLUDE below) instead of looking again.
+    let tools = python::cuda_tools()?;
     if !cuda_fns.is_empty() && opts.cuda_archs.is_empty() {
         step("CUDA kernels skipped (--cuda-arch none): the library is CPU-only");
     } else if !cuda_fns.is_empty() {
-        let tools = python::cuda_tools()?;
         let out = target_dir.join("bridgegen-kernels").join(&pkg.name);
         let runtime_include = root.join("runtime/rust/include");
         let request = nvrtc::Request {
@@ -158,6 +160,9 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
         .arg(root.join("Cargo.toml"))
         .env("BRIDGEGEN_JAXLIB_INCLUDE", &include)
         .env("BRIDGEGEN_PYTHON", python::interpreter());
+    if let Some(cupy) = &tools.cupy_include {
+        cargo.env("BRIDGEGEN_XSF_INCLUDE", cupy.join("cupy"));
+    }
     if opts.quiet {
         cargo.arg("--quiet");
     }
@@ -167,14 +172,14 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
     summary.jaxlib = jaxlib_version.clone();
     summary.header_ffi_api = format!("{hmaj}.{hmin}");
     summary.reported_ffi_api = format!("{rmaj}.{rmin}");
-    summary.requires_jaxlib = format!(">={},<={}", headers::OLDEST_JAXLIB, headers::NEWEST_TESTED_JAXLIB);
+    summary.requires_jaxlib = headers::requires_jaxlib();
     let info = serde_json::json!({
         "generator": summary.generator,
         "jaxlib": summary.jaxlib,
         "header_ffi_api": summary.header_ffi_api,
         "reported_ffi_api": summary.reported_ffi_api,
         "cuda_archs": summary.cuda_archs.join(" "),
-        "jaxlib_range": [headers::OLDEST_JAXLIB, headers::NEWEST_TESTED_JAXLIB],
+        "jaxlib_range": headers::jaxlib_range(),
     })
     .to_string();
     cargo.env("BRIDGEGEN_BUILD_INFO", &info);
@@ -202,7 +207,7 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
         executable: false,
     });
     let runtime_version = env!("CARGO_PKG_VERSION");
-    let range = format!(">={},<={}", headers::OLDEST_JAXLIB, headers::NEWEST_TESTED_JAXLIB);
+    let range = headers::requires_jaxlib();
     let metadata = format!(
         "Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: {}\nRequires-Python: >=3.10\nRequires-Dist: jax{range}\nRequires-Dist: jaxlib{range}\nRequires-Dist: jax-cupy-bridge=={runtime_version}\n",
         pkg.name.replace('_', "-"),

@@ -461,16 +461,23 @@ def _tracing() -> bool:
         return True
 
 
-def _namespace(arrays):
-    """The namespace of non-JAX inputs (NumPy's for NumPy arrays and scalars)."""
+def _namespace_and_device(arrays):
+    """The namespace and device of non-JAX inputs, as array-api-extra finds them (through
+    array_api_compat where it is installed; NumPy's for NumPy arrays and scalars)."""
+    try:
+        import array_api_compat
+    except ImportError:
+        array_api_compat = None
+    if array_api_compat is not None:
+        return array_api_compat.array_namespace(*arrays), array_api_compat.device(arrays[0])
     for a in arrays:
         if isinstance(a, (np.ndarray, np.generic)):
             continue
         ns = getattr(a, "__array_namespace__", None)
         if ns is not None:
-            return ns()
+            return ns(), getattr(arrays[0], "device", None)
         raise TypeError(f"lazy_apply: cannot tell the array namespace of a {type(a).__name__}; pass xp=")
-    return np
+    return np, "cpu"
 
 
 def lazy_apply(
@@ -525,10 +532,11 @@ def lazy_apply(
 
     is_jax = any(isinstance(a, jax.Array) or hasattr(a, "__jax_array__") for a in array_args)
     if not is_jax:
-        return _eager_apply(func, args, kwargs, multi, as_numpy, xp or _namespace(array_args), None)
+        ns, device = _namespace_and_device(array_args)
+        return _eager_apply(func, args, kwargs, multi, as_numpy, xp or ns, None, device)
     traced = any(isinstance(a, jax.core.Tracer) for a in array_args) or _tracing()
     if not traced:
-        return _eager_apply(func, args, kwargs, multi, as_numpy, jnp, dtypes)
+        return _eager_apply(func, args, kwargs, multi, as_numpy, jnp, dtypes, None)
 
     if shapes is not None and any(s is None for shp in shapes for s in shp):
         raise ValueError("Output shape must be fully known when running inside jax.jit")
@@ -545,8 +553,9 @@ def lazy_apply(
     return tuple(res) if multi else res[0]
 
 
-def _eager_apply(func, args, kwargs, multi, as_numpy, xp, dtypes):
-    """array-api-extra's eager branch: call func now, wrap its results with `xp`."""
+def _eager_apply(func, args, kwargs, multi, as_numpy, xp, dtypes, device):
+    """array-api-extra's eager branch: call func now, wrap its results with `xp` (on the
+    inputs' device; JAX results cast to the declared dtypes)."""
     if as_numpy:
         args = tuple(a if a is None or _is_python_scalar(a) else np.asarray(a) for a in args)
     out = func(*args, **kwargs)
@@ -554,6 +563,8 @@ def _eager_apply(func, args, kwargs, multi, as_numpy, xp, dtypes):
     if xp is jnp:
         dts = dtypes or [None] * len(outs)
         outs = tuple(jnp.asarray(o, dtype=d) for o, d in zip(outs, dts))
+    elif device is not None:
+        outs = tuple(xp.asarray(o, device=device) for o in outs)
     else:
         outs = tuple(xp.asarray(o) for o in outs)
     return outs if multi else outs[0]
