@@ -42,11 +42,12 @@ for step in "${steps[@]}"; do
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
         ;;
     sanitizer)
-        # memcheck over a few real launches: every shape path, loops, a complex loop, and
-        # graph replay of delegated calls.
+        # memcheck over a few real launches: every shape path, loops, a complex loop, graph
+        # replay of delegated calls, and delegation's kept-view and call-site-lifetime cases.
         BRIDGEGEN_POISON_OUTPUTS=1 compute-sanitizer --tool memcheck --error-exitcode 86 --target-processes all \
             python3 -m pytest -q -m gpu -p no:cacheprovider -o addopts="" tests/python/test_gpu.py tests/python/test_lazy.py \
-            -k "shapes_and_broadcasting or transposed or scan_and_fori or same_function or ordinal or graph_safe" \
+            tests/python/test_delegation_safety.py \
+            -k "shapes_and_broadcasting or transposed or scan_and_fori or same_function or ordinal or graph_safe or kept or never_lose" \
             > "$OUT/sanitizer.log" 2>&1 || status=1
         # The whole log stays in $OUT (each error's kind and host frames); the end here.
         tail -n 40 "$OUT/sanitizer.log"

@@ -62,7 +62,7 @@ def test_jax_programs_in_this_process_match_a_process_without_us(without_bridge)
 
 
 def test_bridged_calls_with_python_scalars_in_loops():
-    x0 = jnp.linspace(0.5, 2.0, 5)
+    x0 = jax.device_put(jnp.linspace(0.5, 2.0, 5), jax.devices("cpu")[0])  # kv is host code
     got = jax.jit(lambda x: lax.fori_loop(0, 3, lambda i, x: jax_xsf.kv(2.5, x), x))(x0)
     want = x0
     for _ in range(3):

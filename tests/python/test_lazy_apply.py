@@ -145,7 +145,7 @@ def test_as_cupy_on_cpu_gives_read_only_numpy_views():
         seen["type"], seen["writeable"] = type(x), x.flags.writeable
         return x + 1
 
-    y = jax.jit(lambda v: lazy_apply(f, v, as_cupy=True))(jnp.ones(4))
+    y = jax.jit(lambda v: lazy_apply(f, v, as_cupy=True))(jax.device_put(jnp.ones(4), jax.devices("cpu")[0]))
     np.testing.assert_array_equal(y, np.full(4, 2.0))
     assert seen == {"type": np.ndarray, "writeable": False}
 
