@@ -175,6 +175,11 @@ class HostViews:
         return kept
 
 
+# `BRIDGEGEN_CHECK_KEPT_VIEWS=0` skips the check after each call (docs/lazy.md, Views):
+# the escape hatch should a library the function calls hold views itself.
+CHECK_KEPT_VIEWS = os.environ.get("BRIDGEGEN_CHECK_KEPT_VIEWS", "1") != "0"
+
+
 def kept_message(kept: list[str]) -> str:
     return (
         f"the delegated function kept a view of {', '.join(kept)} past its call; views of XLA's buffers are "
@@ -220,7 +225,7 @@ def _dispatch(ptr) -> int:
         traceback.clear_frames(exc.__traceback__)
         del exc
         rc = 1
-    if views is not None:
+    if views is not None and CHECK_KEPT_VIEWS:
         try:
             kept = views.release()
         except BaseException as exc:  # noqa: BLE001
