@@ -9,6 +9,7 @@ Run: python bench/investigations/kept_view_referrers.py
 from __future__ import annotations
 
 import gc
+import types
 
 import cupy
 import jax
@@ -24,18 +25,38 @@ def _gpu(x):
 _release = _cupy.DeviceViews.release
 
 
+def _describe(o):
+    if isinstance(o, dict):
+        return f"dict {list(o)[:4]}"
+    if isinstance(o, types.FrameType):
+        return f"frame {o.f_code.co_name} ({o.f_code.co_filename}:{o.f_lineno})"
+    if isinstance(o, types.TracebackType):
+        return "traceback"
+    return type(o).__name__ + " " + str(o)[:60].replace("\n", " ")
+
+
+def _chain(obj, depth, indent, seen):
+    """Print who refers to `obj`, `depth` levels up (this module's own frames left out)."""
+    if depth == 0:
+        return
+    for r in gc.get_referrers(obj):
+        if id(r) in seen or r is seen or isinstance(r, types.FrameType) and r.f_code.co_filename == __file__:
+            continue
+        seen.add(id(r))
+        print(" " * indent + "<- " + _describe(r))
+        if not (isinstance(r, dict) and len(r) > 64):  # the view cache, a module's globals
+            _chain(r, depth - 1, indent + 2, seen)
+
+
 def _reporting_release(self):
     for key, (what, counts) in self._handed.items():
         v = _cupy._views.get(key)
         if v is None:
             continue
         print(" ", what, "at hand-out", counts, "now", self._counts(v))
-        for r in gc.get_referrers(v):
-            print("    view <-", type(r).__name__, list(r)[:4] if isinstance(r, dict) else str(r)[:120])
-        for r in gc.get_referrers(v.data):
-            print("    memptr <-", type(r).__name__)
-        for r in gc.get_referrers(v.data.mem):
-            print("    mem <-", type(r).__name__)
+        seen = {id(self._handed), id(_cupy._views)}
+        _chain(v, 4, 4, seen)
+        del v  # this frame's references would count as kept ones
     return _release(self)
 
 

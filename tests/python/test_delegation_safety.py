@@ -154,6 +154,62 @@ def test_views_used_and_dropped_inside_the_call_are_fine(big):
     np.testing.assert_array_equal(np.asarray(z[-2:]), [N - 2.0, N - 1.0])
 
 
+def test_a_failing_call_reports_its_own_error_and_keeps_nothing(big):
+    # The error is the function's (a chained one here, views in its frames), never
+    # replaced by "kept a view", and the next call runs cleanly.
+    def check(view):
+        raise KeyError(view.shape)
+
+    def f(a, out):
+        try:
+            check(a[1:])  # this frame is only in the chained exception's traceback
+        except KeyError as e:
+            raise ValueError("the function's own error") from e
+
+    with pytest.raises(Exception, match="the delegated function raised ValueError: the function's own error") as info:
+        jax.block_until_ready(jax.jit(lambda v: cupy_lazy_apply(f, v, out_arg=True))(big))
+    assert "kept a view" not in str(info.value)
+    y = jax.jit(lambda v: cupy_lazy_apply(_double, v, out_arg=True))(big)
+    np.testing.assert_array_equal(np.asarray(y[:3]), [0.0, 2.0, 4.0])
+
+
+_retained: list = []
+
+
+def _retains_a_traceback(a, out):
+    # As a library may (CuPy does under compute-sanitizer): an exception kept past the call,
+    # whose traceback reaches this frame and, through it, the views.
+    try:
+        raise RuntimeError("handled")
+    except RuntimeError as e:
+        _retained.append(e)
+    np.multiply(a, 2.0, out=out)
+
+
+def _keeps_a_view_in_a_generator(a, out):
+    def gen(v):
+        yield v[:4]
+        yield None
+
+    g = gen(a)
+    next(g)
+    _retained.append(g)  # a suspended generator holding a view: a kept view
+    np.multiply(a, 2.0, out=out)
+
+
+@pytest.mark.parametrize("eager", [False, True])
+def test_a_retained_traceback_is_not_a_kept_view(big, eager):
+    _retained.clear()
+    call = lambda v: cupy_lazy_apply(_retains_a_traceback, v, out_arg=True)  # noqa: E731
+    y = call(big) if eager else jax.jit(call)(big)
+    np.testing.assert_array_equal(np.asarray(y[:3]), [0.0, 2.0, 4.0])
+    assert len(_retained) == 1 and _retained[0].__traceback__ is not None
+    _retained.clear()
+    with pytest.raises(Exception, match="kept a view of input 0 past its call"):
+        jax.block_until_ready(jax.jit(lambda v: cupy_lazy_apply(_keeps_a_view_in_a_generator, v, out_arg=True))(big))
+    _retained.clear()
+
+
 # --- GPU -----------------------------------------------------------------------------------
 
 

@@ -20,6 +20,7 @@ import os
 import sys
 import threading
 import traceback
+import types
 
 import jax
 import jax.ffi
@@ -138,6 +139,45 @@ class _HostBuffer:
         self.__array_interface__ = {"data": (ptr, readonly), "shape": shape, "typestr": dtype.str, "version": 3}
 
 
+_SUSPENDABLE = 0x20 | 0x80 | 0x100 | 0x200  # CO_GENERATOR, CO_COROUTINE, CO_ITERABLE_COROUTINE, CO_ASYNC_GENERATOR
+
+
+def clear_returned_frames(holds) -> None:
+    """Clear the locals of every frame that has returned but still holds a view (`holds`
+    says which objects are views of this call), directly or in a list, tuple or dict.
+
+    A frame outlives its call only while something retains a traceback through it: CuPy
+    under compute-sanitizer keeps one from inside each ufunc call, whose frames lead back
+    through the function to ours. What such a frame holds is no view the function kept.
+    Frames still running (clear() refuses them) and suspended generators (a generator
+    keeping a view is a kept view) are left alone. The search starts from the frames, as
+    NumPy arrays are invisible to gc.get_referrers; it costs a walk of the heap, paid only
+    when a view looks kept."""
+
+    def held(o):
+        if holds(o):
+            return True
+        if isinstance(o, (list, tuple)):
+            return any(holds(x) for x in o)
+        return isinstance(o, dict) and any(holds(x) for x in o.values())
+
+    for f in gc.get_objects():
+        if type(f) is not types.FrameType or f.f_code.co_flags & _SUSPENDABLE:
+            continue
+        skip = (f.f_globals, f.f_builtins)
+        if any(held(o) for o in gc.get_referents(f) if not any(o is g for g in skip)):
+            try:
+                f.clear()
+            except RuntimeError:  # still running
+                pass
+
+
+def _host_base(a):
+    while isinstance(a, np.ndarray):
+        a = a.base
+    return a
+
+
 class HostViews:
     """NumPy views of one call's host buffers. Inputs are read-only all the way down (their
     base says so, so `flags.writeable = True` fails). Every array NumPy derives from a view
@@ -165,11 +205,16 @@ class HostViews:
         return [what for base, what in self._held if sys.getrefcount(base) > self._OWN_REFS]
 
     def release(self) -> list[str]:
-        """Forget every view; the ones still referenced (after a garbage collection, so
-        that a reference cycle is not taken for a kept view)."""
+        """Forget every view; the ones still referenced (after a garbage collection and
+        clear_returned_frames, so that neither a reference cycle nor a retained traceback
+        is taken for a kept view)."""
         kept = self._kept()
         if kept:
             gc.collect()
+            kept = self._kept()
+        if kept:
+            bases = {id(base) for base, _ in self._held}
+            clear_returned_frames(lambda o: isinstance(o, np.ndarray) and id(_host_base(o)) in bases)
             kept = self._kept()
         self._held = []
         return kept
@@ -194,10 +239,10 @@ def _write_message(call: _Call, text: str) -> None:
 
 
 def _write_error(call: _Call, exc: BaseException) -> None:
+    # "ValueError: ..." (with its module when not a builtin), then the whole traceback.
     text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    name = f"{type(exc).__module__}.{type(exc).__qualname__}" if type(exc).__module__ != "builtins" else type(exc).__qualname__
-    _write_message(call, f"{name} raised in the delegated function: {text}\n\n{tb}")
+    _write_message(call, f"the delegated function raised {text}\n\n{tb}")
 
 
 def _dispatch(ptr) -> int:
@@ -230,7 +275,7 @@ def _dispatch(ptr) -> int:
             kept = views.release()
         except BaseException as exc:  # noqa: BLE001
             kept = [f"a buffer ({type(exc).__name__}: {exc})"]
-        if kept:
+        if kept and rc == 0:  # a failed call reports its own error, not what it left
             try:
                 _write_message(call, kept_message(kept))
             except BaseException:  # noqa: BLE001

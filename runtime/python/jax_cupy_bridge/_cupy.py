@@ -7,6 +7,7 @@ Imported only when a call runs on CUDA, so CPU-only installs never import CuPy.
 from __future__ import annotations
 
 import ctypes
+import gc
 import math
 import sys
 
@@ -153,36 +154,45 @@ class DeviceViews:
     """The CuPy views handed to one call, and the references each had then: the view, its
     MemoryPointer and its memory object. A view kept past the call, or one derived from
     it (a slice, a reshape: new arrays over the same memory object), raises a reference
-    count; such a view is reported and dropped from the view cache."""
+    count; such a view is reported and dropped from the view cache (HostViews is the
+    host's counterpart)."""
 
     def __init__(self):
         self._handed: dict = {}
 
     def hand_out(self, key, v, what):
         if key not in self._handed:
-            # Counted from here, where this object, the cache and the caller hold `v`.
+            # Counted here, where this frame, the cache and the caller's frame hold `v`.
             self._handed[key] = (what, self._counts(v))
 
     @staticmethod
     def _counts(v):
         return (sys.getrefcount(v), sys.getrefcount(v.data), sys.getrefcount(v.data.mem))
 
-    def release(self) -> list[str]:
+    def _kept(self) -> list:
         kept = []
         for key, (what, counts) in self._handed.items():
             v = _views.get(key)
-            if v is None:
-                continue
-            # At hand-out the caller's frame held one more reference to `v` than here.
-            now = self._counts(v)
-            if now[0] + 1 > counts[0] or now[1] > counts[1] or now[2] > counts[2]:
-                import gc
-
-                gc.collect()
-                now = self._counts(v)
-                if now[0] + 1 > counts[0] or now[1] > counts[1] or now[2] > counts[2]:
-                    kept.append(what)
-                    del _views[key]
+            # The caller's frame, counted at hand-out, is gone by now.
+            if v is not None and any(n > c for n, c in zip(self._counts(v), (counts[0] - 1, *counts[1:]))):
+                kept.append(key)
             del v
-        self._handed = {}
         return kept
+
+    def release(self) -> list[str]:
+        """Forget every view; report the ones still referenced (after a garbage collection
+        and _callback.clear_returned_frames, so that neither a reference cycle nor a
+        retained traceback is taken for a kept view)."""
+        kept = self._kept()
+        if kept:
+            gc.collect()
+            kept = self._kept()
+        if kept:
+            ndarray, mems = cupy().ndarray, {id(_views[key].data.mem) for key in kept}
+            _callback.clear_returned_frames(lambda o: isinstance(o, ndarray) and id(o.data.mem) in mems)
+            kept = self._kept()
+        what = [self._handed[key][0] for key in kept]
+        for key in kept:
+            del _views[key]
+        self._handed = {}
+        return what
