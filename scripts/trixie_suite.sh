@@ -31,7 +31,7 @@ bind() {  # bind SRC DEST-inside-chroot
 }
 cleanup() { for m in "${mounts[@]}"; do umount "$m" || true; done; }
 trap cleanup EXIT
-# At its own path: the CLI finds its runtime sources where it was built (for now).
+# At its own path, so that the generated trees and target/ mean the same inside and out.
 bind "$REPO" "$REPO"
 bind "${CARGO_HOME:-$HOME/.cargo}" /root/.cargo
 bind "${RUSTUP_HOME:-$HOME/.rustup}" /root/.rustup

@@ -20,6 +20,7 @@ pub struct Abi {
     pub reported_ffi_api: (i32, i32),
     pub jaxlib_oldest: String,
     pub jaxlib_newest_tested: String,
+    pub jaxlib_not_tested: Vec<String>,
     pub max_cuda_dims: usize,
     pub max_cuda_inputs: usize,
     pub batching: Vec<String>,
@@ -80,7 +81,10 @@ pub fn abi() -> &'static Abi {
 
 impl Abi {
     pub fn loop_dtype(&self, code: char) -> &LoopDType {
-        self.loop_dtype.iter().find(|d| d.code == code).unwrap_or_else(|| panic!("runtime/abi.toml has no loop dtype {code:?}"))
+        self.loop_dtype
+            .iter()
+            .find(|d| d.code == code)
+            .unwrap_or_else(|| panic!("runtime/abi.toml has no loop dtype {code:?}"))
     }
 
     /// XLA data types by code, ascending.
@@ -132,7 +136,11 @@ pub fn render_rust() -> String {
     s.push_str("//! The runtime ABI shared with the generator and the Python runtime (runtime/abi.toml).\n\n");
     s.push_str("use std::ffi::{c_char, c_int, c_void};\n\n");
     let _ = writeln!(s, "/// The FFI API version every handler reports in the metadata handshake.");
-    let _ = writeln!(s, "pub const REPORTED_API_VERSION: (i32, i32) = ({}, {});", a.reported_ffi_api.0, a.reported_ffi_api.1);
+    let _ = writeln!(
+        s,
+        "pub const REPORTED_API_VERSION: (i32, i32) = ({}, {});",
+        a.reported_ffi_api.0, a.reported_ffi_api.1
+    );
     let _ = writeln!(s, "/// Merged output dimensions one CUDA kernel handles (`bridgegen::kMaxDims` in kernel.cuh).");
     let _ = writeln!(s, "pub const MAX_CUDA_DIMS: usize = {};", a.max_cuda_dims);
     let _ = writeln!(s, "/// Inputs one CUDA kernel handles (the generator refuses CUDA functions with more).");
@@ -183,13 +191,19 @@ pub fn render_rust() -> String {
     s.push_str("    type Fields = &'static [(&'static str, usize)];\n");
     s.push_str("    let structs: &[(&str, usize, Fields)] = &[\n");
     for st in &a.structs {
-        let _ = writeln!(s, "        (\n            {:?},\n            std::mem::size_of::<{}>(),\n            &[", st.name, st.name);
+        let _ = writeln!(
+            s,
+            "        (\n            {:?},\n            std::mem::size_of::<{}>(),\n            &[",
+            st.name, st.name
+        );
         for (f, _) in &st.fields {
             let _ = writeln!(s, "                ({f:?}, std::mem::offset_of!({}, {f})),", st.name);
         }
         s.push_str("            ],\n        ),\n");
     }
-    s.push_str("    ];\n    let items: Vec<String> = structs\n        .iter()\n        .map(|(name, size, fields)| {\n");
+    s.push_str(
+        "    ];\n    let items: Vec<String> = structs\n        .iter()\n        .map(|(name, size, fields)| {\n",
+    );
     s.push_str("            let fields: Vec<String> = fields.iter().map(|(f, off)| format!(\"\\\"{f}\\\": {off}\")).collect();\n");
     s.push_str("            format!(\"\\\"{name}\\\": {{\\\"size\\\": {size}, \\\"fields\\\": {{{}}}}}\", fields.join(\", \"))\n");
     s.push_str("        })\n        .collect();\n    format!(\"{{{}}}\", items.join(\", \"))\n}\n");

@@ -42,17 +42,66 @@ pub enum Command {
         /// Where wheels go.
         #[arg(long, default_value = "dist")]
         out: PathBuf,
+        /// Where the package is generated (default: generated/<package>).
+        #[arg(long)]
+        generated: Option<PathBuf>,
         /// Install the wheels into the active Python environment.
         #[arg(long)]
         install: bool,
+        /// Leave out the runtime's wheel (jax_cupy_bridge): what an sdist's build does.
+        #[arg(long)]
+        no_runtime: bool,
         /// CUDA targets, comma-separated: sm_XY (machine code) and compute_XY (PTX the driver
         /// compiles for newer GPUs), or `none` for a CPU-only library.
-        #[arg(long, default_value = crate::build::nvrtc::DEFAULT_ARCHS, value_parser = crate::build::nvrtc::archs_arg)]
-        cuda_arch: crate::build::nvrtc::Archs,
+        /// Default: sm_90,compute_80 when NVRTC is found, else a CPU-only library with a
+        /// warning; given explicitly, a missing or broken NVRTC is an error.
+        #[arg(long, value_parser = crate::build::nvrtc::archs_arg)]
+        cuda_arch: Option<crate::build::nvrtc::Archs>,
+        /// Build with CUDA 12's or CUDA 13's NVRTC (pip nvidia-cuda-nvrtc-cu12, or
+        /// nvidia-cuda-nvrtc 13.x) and name the wheel `<package>-cuda12` / `-cuda13`.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(12..=13))]
+        cuda: Option<u32>,
+        /// Admit jaxlib up to this release (default: the newest the Python suite passed on,
+        /// runtime/abi.toml). For packagers, after testing that release.
+        #[arg(long)]
+        jaxlib_newest: Option<String>,
+        /// Link against this glibc (e.g. 2.28, jaxlib's floor) with cargo-zigbuild, for
+        /// manylinux_2_28 wheels; default: this machine's glibc.
+        #[arg(long)]
+        glibc: Option<String>,
         /// No progress bar or step messages (warnings and errors still print).
         #[arg(long, short)]
         quiet: bool,
         /// Print a JSON summary (wheels, versions, kernels compiled or cached, time) on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write source distributions: `<package>-<version>.tar.gz` (the generated package, its
+    /// spec and the vendored runtime crates) and the runtime's `jax_cupy_bridge-<version>.tar.gz`.
+    /// Each builds with `pip install --no-build-isolation` where jax, jaxlib and bridgegen
+    /// are installed (docs/releasing.md).
+    Sdist {
+        /// The TOML spec.
+        spec: PathBuf,
+        /// Where the sdists go.
+        #[arg(long, default_value = "dist")]
+        out: PathBuf,
+    },
+    /// Build the runtime's wheel from a runtime source tree (an unpacked runtime sdist).
+    BuildRuntime {
+        /// The source tree (holding Cargo.toml, vendor/bridgegen-runtime, python/jax_cupy_bridge).
+        #[arg(long, default_value = ".")]
+        source: PathBuf,
+        /// Directory holding xla/ffi/api/c_api.h (default: jax.ffi.include_dir() of the active Python).
+        #[arg(long)]
+        jaxlib_include: Option<PathBuf>,
+        /// Where the wheel goes.
+        #[arg(long, default_value = "dist")]
+        out: PathBuf,
+        /// No step messages.
+        #[arg(long, short)]
+        quiet: bool,
+        /// Print the wheel's path as JSON ({"wheels": [...]}) on stdout.
         #[arg(long)]
         json: bool,
     },

@@ -51,13 +51,19 @@ pub fn doctor(spec: Option<&Path>) -> Result<bool, Error> {
     let (jax, jaxlib) = (get("jax"), get("jaxlib"));
     r.line("jax / jaxlib", &format!("{} / {}", or_missing(&jax), or_missing(&jaxlib)));
     if jaxlib.is_empty() {
-        r.problem("jaxlib is not installed: build has no headers to compile against", "pip install jax, or build with --jaxlib VERSION");
+        r.problem(
+            "jaxlib is not installed: build has no headers to compile against",
+            "pip install jax, or build with --jaxlib VERSION",
+        );
     }
     match python::jaxlib() {
         Ok((_, include)) => match headers::header_api_version(&include) {
             Some((a, b)) => {
                 let (rmaj, rmin) = crate::reported_ffi_api();
-                r.line("FFI headers", &format!("{} (FFI API {a}.{b}; handlers report {rmaj}.{rmin})", include.display()))
+                r.line(
+                    "FFI headers",
+                    &format!("{} (FFI API {a}.{b}; handlers report {rmaj}.{rmin})", include.display()),
+                )
             }
             None => r.problem(&format!("{} has no xla/ffi/api/c_api.h", include.display()), "reinstall jaxlib"),
         },
@@ -70,10 +76,19 @@ pub fn doctor(spec: Option<&Path>) -> Result<bool, Error> {
     let cupy = get("cupy");
     match &tools.cupy_include {
         Some(p) => r.line("xsf headers", &format!("{} ({})", p.join("cupy/xsf").display(), cupy)),
-        None => r.problem("no CuPy wheel: the xsf headers come from it", "pip install cupy-cuda13x==14.2.0 (never imported on CPU machines)"),
+        None => r.problem(
+            "no CuPy wheel: the xsf headers come from it",
+            "pip install cupy-cuda13x==14.2.0 (never imported on CPU machines)",
+        ),
     }
     match &tools.nvrtc {
-        Some(p) => r.line("NVRTC", &format!("{} ({})", p.display(), get("nvrtc_pkg"))),
+        Some(p) => match nvrtc::probe(p) {
+            Ok((maj, min)) => r.line("NVRTC", &format!("{} ({}), {maj}.{min}: compiles", p.display(), get("nvrtc_pkg"))),
+            Err(why) => r.problem(
+                &format!("NVRTC at {} does not work: {why}", p.display()),
+                "reinstall nvidia-cuda-nvrtc (pinned in requirements/dev.txt) or point BRIDGEGEN_NVRTC at a working libnvrtc",
+            ),
+        },
         None => r.problem(
             "NVRTC not found: build would skip the CUDA kernels (CPU-only library)",
             "pip install nvidia-cuda-nvrtc nvidia-cuda-runtime (pinned in requirements/dev.txt)",

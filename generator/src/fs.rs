@@ -33,7 +33,7 @@ pub fn write_output(dir: &Path, out: &Output) -> Result<WriteReport, Error> {
         if let Some(parent) = path.parent() {
             io(parent, std::fs::create_dir_all(parent))?;
         }
-        io(&path, std::fs::write(&path, contents))?;
+        write_atomic(&path, contents.as_bytes())?;
         report.written.push(rel.clone());
     }
     for rel in owned_files(dir)? {
@@ -43,6 +43,19 @@ pub fn write_output(dir: &Path, out: &Output) -> Result<WriteReport, Error> {
         }
     }
     Ok(report)
+}
+
+/// Write `path` whole or not at all: into a temporary file beside it, then renamed over
+/// it, so a killed run never leaves a truncated file. A symlink at `path` is replaced,
+/// never written through.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), Error> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    io(&tmp, std::fs::write(&tmp, contents))?;
+    std::fs::rename(&tmp, path).map_err(|source| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::Io { path: path.into(), source }
+    })
 }
 
 /// Files under `dir` that differ from `out`, are missing, or are owned but no longer generated.
@@ -75,9 +88,15 @@ fn owned_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
 
 fn walk(root: &Path, dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), Error> {
     for entry in io(dir, std::fs::read_dir(dir))? {
-        let path = io(dir, entry)?.path();
+        let entry = io(dir, entry)?;
+        let path = entry.path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if path.is_dir() {
+        // Symlinks are never followed nor owned: pruning must not reach outside `root`.
+        let ty = io(&path, entry.file_type())?;
+        if ty.is_symlink() {
+            continue;
+        }
+        if ty.is_dir() {
             if name != "target" && name != "__pycache__" && !name.starts_with('.') {
                 walk(root, &path, found)?;
             }

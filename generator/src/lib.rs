@@ -11,6 +11,17 @@ pub fn reported_ffi_api() -> (i32, i32) {
     abi::abi().reported_ffi_api
 }
 
+/// What `bridgegen --version` prints: the generator, the runtime it vendors and packages,
+/// the FFI API its handlers report and the jaxlib range its packages admit.
+pub fn version_line() -> String {
+    let (maj, min) = reported_ffi_api();
+    let (lo, hi) = build::headers::jaxlib_range();
+    format!(
+        "{v} (runtime jax_cupy_bridge {v}, bridgegen-runtime {v}; XLA FFI API {maj}.{min} reported; jaxlib >={lo},<={hi})",
+        v = env!("CARGO_PKG_VERSION")
+    )
+}
+
 pub mod abi;
 pub mod build;
 pub mod cli;
@@ -20,6 +31,7 @@ pub mod emit;
 pub mod error;
 pub mod fs;
 pub mod ir;
+pub mod runtime_src;
 pub mod spec;
 pub mod templates;
 
@@ -29,51 +41,53 @@ use std::path::{Path, PathBuf};
 
 /// Parse and check a spec from text. `origin` names it in diagnostics.
 pub fn load_str(origin: &str, source: &str) -> Result<ir::Package, Error> {
+    load_str_in(origin, source, None)
+}
+
+/// As `load_str`, also checking that every header exists under `headers_root`.
+pub fn load_str_in(origin: &str, source: &str, headers_root: Option<&Path>) -> Result<ir::Package, Error> {
     let mut diags = diag::Diagnostics::default();
     let hash = format!("{:x}", Sha256::digest(source.replace("\r\n", "\n").as_bytes()));
-    let lowered = spec::parse(source, &mut diags).and_then(|raw| ir::lower::lower(raw, origin, hash, &mut diags));
+    let lowered =
+        spec::parse(source, &mut diags).and_then(|raw| ir::lower::lower(raw, origin, hash, &mut diags, headers_root));
     match lowered {
         Some(pkg) if diags.is_empty() => Ok(pkg),
         _ => Err(Error::Spec(diags.render(origin, source))),
     }
 }
 
-/// Parse and check a spec file.
+/// Parse and check a spec file; headers are checked to exist when BRIDGEGEN_XSF_INCLUDE
+/// names their root (`build` checks them against the root it found).
 pub fn load(path: &Path) -> Result<ir::Package, Error> {
-    let source = fs::read(path)?;
-    load_str(&display_path(path), &source)
+    let root = std::env::var_os("BRIDGEGEN_XSF_INCLUDE").map(PathBuf::from);
+    load_in(path, root.as_deref())
 }
 
-/// How a spec path is shown in banners and diagnostics: relative to the project root
-/// when inside it, so generated output does not depend on where the checkout lives.
+/// Parse and check a spec file, headers checked under `headers_root`.
+pub fn load_in(path: &Path, headers_root: Option<&Path>) -> Result<ir::Package, Error> {
+    let source = fs::read(path)?;
+    load_str_in(&display_path(path), &source, headers_root)
+}
+
+/// How a spec path is shown in banners and diagnostics: relative to the working directory
+/// when inside it, so generated output does not depend on where the project lives.
 pub fn display_path(path: &Path) -> String {
     let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let root = std::fs::canonicalize(project_root()).unwrap_or_else(|_| project_root());
-    match abs.strip_prefix(root) {
+    let cwd = std::env::current_dir().and_then(std::fs::canonicalize).unwrap_or_default();
+    match abs.strip_prefix(cwd) {
         Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
         Err(_) => path.to_string_lossy().into_owned(),
     }
 }
 
-/// The bridgegen checkout (holding `runtime/`), or `BRIDGEGEN_ROOT` when set.
-pub fn project_root() -> PathBuf {
-    if let Some(root) = std::env::var_os("BRIDGEGEN_ROOT") {
-        return PathBuf::from(root);
-    }
-    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    here.parent().unwrap_or(here).to_path_buf()
-}
-
-/// Default output directory of a package: `<root>/generated/<package>`.
+/// Default output directory of a package: `generated/<package>` under the working directory.
 pub fn default_out_dir(pkg: &ir::Package) -> PathBuf {
-    project_root().join("generated").join(&pkg.name)
+    PathBuf::from("generated").join(&pkg.name)
 }
 
-/// Render a package for `out_dir` (which fixes the relative path to the runtime crate).
-pub fn render(pkg: &ir::Package, out_dir: &Path) -> Result<emit::Output, Error> {
-    let out_abs = std::path::absolute(out_dir).map_err(|source| Error::Io { path: out_dir.into(), source })?;
-    let runtime = fs::relative_path(&out_abs.join("rust"), &project_root().join("runtime").join("rust"));
-    emit::emit_package(pkg, &runtime).map_err(Error::Internal)
+/// Render every file of a package: its own and the vendored runtime crates.
+pub fn render(pkg: &ir::Package) -> Result<emit::Output, Error> {
+    emit::emit_package(pkg).map_err(Error::Internal)
 }
 
 /// What `generate` produced.
@@ -87,7 +101,7 @@ pub struct Generated {
 pub fn generate(spec: &Path, out_dir: Option<&Path>) -> Result<Generated, Error> {
     let package = load(spec)?;
     let dir = out_dir.map_or_else(|| default_out_dir(&package), Path::to_path_buf);
-    let out = render(&package, &dir)?;
+    let out = render(&package)?;
     let report = fs::write_output(&dir, &out)?;
     Ok(Generated { package, dir, report })
 }
@@ -96,7 +110,7 @@ pub fn generate(spec: &Path, out_dir: Option<&Path>) -> Result<Generated, Error>
 pub fn check(spec: &Path, out_dir: Option<&Path>) -> Result<PathBuf, Error> {
     let pkg = load(spec)?;
     let dir = out_dir.map_or_else(|| default_out_dir(&pkg), Path::to_path_buf);
-    let out = render(&pkg, &dir)?;
+    let out = render(&pkg)?;
     let stale = fs::stale_files(&dir, &out)?;
     if stale.is_empty() {
         Ok(dir)

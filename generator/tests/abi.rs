@@ -16,7 +16,11 @@ fn check(rel: &str, want: &str) {
     }
     let have = std::fs::read_to_string(&path).unwrap_or_default();
     if have != want {
-        let first = have.lines().zip(want.lines()).position(|(a, b)| a != b).unwrap_or(have.lines().count().min(want.lines().count()));
+        let first = have
+            .lines()
+            .zip(want.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(have.lines().count().min(want.lines().count()));
         panic!(
             "{rel} is stale against runtime/abi.toml (first difference at line {}):\n  have: {:?}\n  want: {:?}\nrun `BRIDGEGEN_BLESS=1 cargo test -p bridgegen --test abi`",
             first + 1,

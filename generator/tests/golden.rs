@@ -18,7 +18,10 @@ fn files_under(dir: &Path, base: &Path, out: &mut BTreeMap<PathBuf, String>) {
         if p.is_dir() {
             files_under(&p, base, out);
         } else {
-            out.insert(p.strip_prefix(base).unwrap().to_path_buf(), std::fs::read_to_string(&p).unwrap().replace("\r\n", "\n"));
+            out.insert(
+                p.strip_prefix(base).unwrap().to_path_buf(),
+                std::fs::read_to_string(&p).unwrap().replace("\r\n", "\n"),
+            );
         }
     }
 }
@@ -27,7 +30,9 @@ fn check_case(case: &str) {
     let dir = root().join("tests/golden").join(case);
     let source = std::fs::read_to_string(dir.join("spec.toml")).unwrap();
     let pkg = bridgegen::load_str(&format!("tests/golden/{case}/spec.toml"), &source).unwrap();
-    let out = bridgegen::emit::emit_package(&pkg, "../../../runtime/rust").unwrap();
+    // The vendored runtime is checked once, by vendored_runtime_is_the_runtime.
+    let out: BTreeMap<PathBuf, String> =
+        bridgegen::emit::emit_package(&pkg).unwrap().into_iter().filter(|(p, _)| !p.starts_with("vendor")).collect();
     let expected_dir = dir.join("expected");
     if std::env::var("BRIDGEGEN_BLESS").as_deref() == Ok("1") {
         let _ = std::fs::remove_dir_all(&expected_dir);
@@ -43,40 +48,41 @@ fn check_case(case: &str) {
     let got: BTreeMap<PathBuf, String> = out.into_iter().collect();
     let missing: Vec<_> = expected.keys().filter(|k| !got.contains_key(*k)).collect();
     let extra: Vec<_> = got.keys().filter(|k| !expected.contains_key(*k)).collect();
-    assert!(missing.is_empty() && extra.is_empty(), "{case}: files differ: missing {missing:?}, extra {extra:?} (BRIDGEGEN_BLESS=1 to accept)");
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "{case}: files differ: missing {missing:?}, extra {extra:?} (BRIDGEGEN_BLESS=1 to accept)"
+    );
     for (rel, text) in &got {
         let want = &expected[rel];
         if text != want {
-            let line = text.lines().zip(want.lines()).position(|(a, b)| a != b).unwrap_or(0);
+            let diff = similar::TextDiff::from_lines(want.as_str(), text.as_str());
             panic!(
-                "{case}: {} differs at line {}:\n  got:      {:?}\n  expected: {:?}\n(BRIDGEGEN_BLESS=1 to accept)",
+                "{case}: {} differs (BRIDGEGEN_BLESS=1 to accept):\n{}",
                 rel.display(),
-                line + 1,
-                text.lines().nth(line),
-                want.lines().nth(line)
+                diff.unified_diff().context_radius(3).header("expected", "generated")
             );
         }
     }
 }
 
-#[test]
-fn golden_minimal() {
-    check_case("minimal");
-}
-
-#[test]
-fn golden_multi_output() {
-    check_case("multi_output");
-}
+// One #[test] per tests/golden/<case>/, named golden_<case> (written by build.rs).
+include!(concat!(env!("OUT_DIR"), "/golden_cases.rs"));
 
 #[test]
 fn generated_is_fresh() {
+    // As `just check` runs it: from the repository root, which the banners' spec paths
+    // are relative to.
     for entry in std::fs::read_dir(root().join("specs")).unwrap() {
         let spec = entry.unwrap().path();
         if spec.extension().is_some_and(|e| e == "toml") {
-            if let Err(e) = bridgegen::check(&spec, None) {
-                panic!("{e}");
-            }
+            let rel = spec.strip_prefix(root()).unwrap();
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_bridgegen"))
+                .arg("check")
+                .arg(rel)
+                .current_dir(root())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         }
     }
 }
@@ -89,12 +95,15 @@ fn output_is_deterministic_and_independent_of_function_order() {
     let mut parts: Vec<&str> = source.split("\n[[ufunc]]\n").collect();
     let head = parts.remove(0);
     parts.reverse();
-    let shuffled = format!("{head}\n[[ufunc]]\n{}", parts.iter().map(|p| p.trim_end()).collect::<Vec<_>>().join("\n\n[[ufunc]]\n"));
+    let shuffled = format!(
+        "{head}\n[[ufunc]]\n{}",
+        parts.iter().map(|p| p.trim_end()).collect::<Vec<_>>().join("\n\n[[ufunc]]\n")
+    );
     let a = bridgegen::load_str("specs/xsf.toml", &source).unwrap();
     let b = bridgegen::load_str("specs/xsf.toml", &shuffled).unwrap();
-    let ea = bridgegen::emit::emit_package(&a, "rt").unwrap();
-    let eb = bridgegen::emit::emit_package(&b, "rt").unwrap();
-    let ea2 = bridgegen::emit::emit_package(&a, "rt").unwrap();
+    let ea = bridgegen::emit::emit_package(&a).unwrap();
+    let eb = bridgegen::emit::emit_package(&b).unwrap();
+    let ea2 = bridgegen::emit::emit_package(&a).unwrap();
     assert_eq!(ea, ea2);
     // Only the contract (spec hash) may differ between the two orders.
     for (rel, text) in &ea {
@@ -102,6 +111,52 @@ fn output_is_deterministic_and_independent_of_function_order() {
         let strip = |s: &str| s.replace(&a.spec_hash[..16], "H").replace(&b.spec_hash[..16], "H");
         assert_eq!(strip(text), strip(other), "{} depends on spec order", rel.display());
     }
+}
+
+#[test]
+fn vendored_runtime_is_the_runtime() {
+    // Every generated package carries the runtime crates as they are in runtime/.
+    let pkg = bridgegen::load(&root().join("tests/golden/minimal/spec.toml")).unwrap();
+    let out = bridgegen::emit::emit_package(&pkg).unwrap();
+    let mut n = 0;
+    for (to, from) in bridgegen::runtime_src::VENDORED {
+        let mut files = BTreeMap::new();
+        files_under(&root().join(from), &root().join(from), &mut files);
+        for (rel, text) in files {
+            if rel.starts_with("target") {
+                continue;
+            }
+            assert_eq!(
+                out.get(&PathBuf::from(to).join(&rel)),
+                Some(&text),
+                "{to}/{} is not {from}/{}",
+                rel.display(),
+                rel.display()
+            );
+            n += 1;
+        }
+    }
+    assert_eq!(n, out.keys().filter(|p| p.starts_with("vendor")).count());
+}
+
+#[test]
+fn generate_never_follows_a_symlink_out_of_its_directory() {
+    // A symlinked directory and a symlinked file in the output, pointing at owned-looking
+    // files outside it: generate leaves both targets alone.
+    let tmp = std::env::temp_dir().join(format!("bridgegen-symlink-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let (out, outside) = (tmp.join("out"), tmp.join("outside"));
+    std::fs::create_dir_all(&outside).unwrap();
+    let victim = outside.join("victim.py");
+    std::fs::write(&victim, "# Generated by bridgegen (looks owned, is not ours to delete)\n").unwrap();
+    let spec = root().join("tests/golden/minimal/spec.toml");
+    bridgegen::generate(&spec, Some(&out)).unwrap();
+    std::os::unix::fs::symlink(&outside, out.join("linked-dir")).unwrap();
+    std::os::unix::fs::symlink(&victim, out.join("python/linked.py")).unwrap();
+    let report = bridgegen::generate(&spec, Some(&out)).unwrap().report;
+    assert!(report.removed.is_empty(), "{:?}", report.removed);
+    assert!(victim.is_file() && out.join("linked-dir").exists() && out.join("python/linked.py").exists());
+    let _ = std::fs::remove_dir_all(&tmp);
 }
 
 #[test]

@@ -11,7 +11,10 @@ fn compiles_cubin_and_ptx_and_caches_them() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let tools = python::cuda_tools().expect("ask Python for the CUDA tools");
     if tools.nvrtc.is_none() || tools.cupy_include.is_none() {
-        assert!(std::env::var("BRIDGEGEN_REQUIRE_NVRTC").is_err(), "BRIDGEGEN_REQUIRE_NVRTC=1 but NVRTC or CuPy is missing: {tools:?}");
+        assert!(
+            std::env::var("BRIDGEGEN_REQUIRE_NVRTC").is_err(),
+            "BRIDGEGEN_REQUIRE_NVRTC=1 but NVRTC or CuPy is missing: {tools:?}"
+        );
         eprintln!("skipped: NVRTC or CuPy headers not found ({tools:?})");
         return;
     }
@@ -56,7 +59,8 @@ fn a_compile_error_names_the_function_and_shows_the_log() {
     }
     let tmp = std::env::temp_dir().join(format!("bridgegen-nvrtc-bad-{}", std::process::id()));
     std::fs::create_dir_all(tmp.join("crate/cuda")).unwrap();
-    std::fs::write(tmp.join("crate/cuda/broken.cu"), "extern \"C\" __global__ void k() { undefined_thing(); }\n").unwrap();
+    std::fs::write(tmp.join("crate/cuda/broken.cu"), "extern \"C\" __global__ void k() { undefined_thing(); }\n")
+        .unwrap();
     let err = nvrtc::compile_kernels(&nvrtc::Request {
         crate_dir: &tmp.join("crate"),
         functions: &["broken".into()],

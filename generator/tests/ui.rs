@@ -21,36 +21,41 @@ fn cases() -> Vec<PathBuf> {
 fn render(path: &Path) -> String {
     let origin = format!("tests/ui/{}", path.file_name().unwrap().to_string_lossy());
     let source = std::fs::read_to_string(path).unwrap();
-    match bridgegen::load_str(&origin, &source) {
+    // `# headers-root: DIR` (first line): headers are checked to exist under tests/ui/DIR.
+    let root = source.lines().next().and_then(|l| l.strip_prefix("# headers-root: ")).map(|d| ui_dir().join(d.trim()));
+    match bridgegen::load_str_in(&origin, &source, root.as_deref()) {
         Ok(_) => "no errors\n".to_string(),
         Err(e) => format!("{e}\n"),
     }
 }
 
-#[test]
-fn ui_diagnostics_match() {
-    let bless = std::env::var("BRIDGEGEN_BLESS").as_deref() == Ok("1");
-    let cases = cases();
-    assert!(cases.len() >= 15, "expected at least 15 UI cases, found {}", cases.len());
-    let mut failures = Vec::new();
-    for case in cases {
-        let got = render(&case);
-        assert_ne!(got, "no errors\n", "{} must contain a mistake", case.display());
-        let expected_path = case.with_extension("stderr");
-        if bless {
-            std::fs::write(&expected_path, &got).unwrap();
-            continue;
-        }
-        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default().replace("\r\n", "\n");
-        if got != expected {
-            failures.push(format!("--- {}\n{got}", expected_path.display()));
-        }
+/// One UI case: `tests/ui/<case>.toml` must render `tests/ui/<case>.stderr` (a diff if not).
+fn check_ui(case: &str) {
+    let path = ui_dir().join(format!("{case}.toml"));
+    let got = render(&path);
+    assert_ne!(got, "no errors\n", "{} must contain a mistake", path.display());
+    let expected_path = path.with_extension("stderr");
+    if std::env::var("BRIDGEGEN_BLESS").as_deref() == Ok("1") {
+        std::fs::write(&expected_path, &got).unwrap();
+        return;
     }
-    assert!(
-        failures.is_empty(),
-        "diagnostics differ (rerun with BRIDGEGEN_BLESS=1 to accept):\n{}",
-        failures.join("\n")
-    );
+    let expected = std::fs::read_to_string(&expected_path).unwrap_or_default().replace("\r\n", "\n");
+    if got != expected {
+        let diff = similar::TextDiff::from_lines(expected.as_str(), got.as_str());
+        panic!(
+            "{case}: diagnostics differ (BRIDGEGEN_BLESS=1 to accept):\n{}",
+            diff.unified_diff().context_radius(3).header(&expected_path.display().to_string(), "rendered")
+        );
+    }
+}
+
+// One #[test] per tests/ui/<case>.toml, named ui_<case> (written by build.rs):
+// `cargo test --test ui ui_bad_rule` runs one.
+include!(concat!(env!("OUT_DIR"), "/ui_cases.rs"));
+
+#[test]
+fn there_are_ui_cases() {
+    assert!(cases().len() >= 15, "expected at least 15 UI cases, found {}", cases().len());
 }
 
 #[test]

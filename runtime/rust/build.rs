@@ -77,7 +77,10 @@ fn write_probe(out: &Path) -> PathBuf {
             let _ = writeln!(c, "_Static_assert(offsetof({s}, {f}) == {off}, \"c_api.h layout mismatch: {s}.{f} is not at offset {off}\");");
         }
         let op = if op == "=" { "==" } else { op };
-        let _ = writeln!(c, "_Static_assert(sizeof({s}) {op} {size}, \"c_api.h layout mismatch: sizeof({s}) is not {op} {size}\");");
+        let _ = writeln!(
+            c,
+            "_Static_assert(sizeof({s}) {op} {size}, \"c_api.h layout mismatch: sizeof({s}) is not {op} {size}\");"
+        );
     }
     c.push_str(
         "const int bridgegen_header_api_major = XLA_FFI_API_MAJOR;\n\
@@ -93,8 +96,14 @@ fn main() {
     println!("cargo:rerun-if-changed=include/bridgegen/loop.hpp");
     println!("cargo:rerun-if-env-changed=BRIDGEGEN_PYTHON");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
-    let jaxlib = locate("BRIDGEGEN_JAXLIB_INCLUDE", "jaxlib", "xla/ffi/api/c_api.h", "install jaxlib (jax.ffi.include_dir())");
-    let xsf = locate("BRIDGEGEN_XSF_INCLUDE", "cupy", "xsf/gamma.h", "install a CuPy wheel (cupy-cuda12x/13x), whose headers ship xsf");
+    let jaxlib =
+        locate("BRIDGEGEN_JAXLIB_INCLUDE", "jaxlib", "xla/ffi/api/c_api.h", "install jaxlib (jax.ffi.include_dir())");
+    let xsf = locate(
+        "BRIDGEGEN_XSF_INCLUDE",
+        "cupy",
+        "xsf/gamma.h",
+        "install a CuPy wheel (cupy-cuda12x/13x), whose headers ship xsf",
+    );
     println!("cargo:rerun-if-changed={}", jaxlib.join("xla/ffi/api/c_api.h").display());
 
     let probe = write_probe(&out);

@@ -14,10 +14,38 @@ pub fn jaxlib_range() -> (&'static str, &'static str) {
     (&abi.jaxlib_oldest, &abi.jaxlib_newest_tested)
 }
 
-/// That range as a requirement specifier (`>=0.7.2,<=0.12.0.1`).
+/// The jaxlib releases a build admits: runtime/abi.toml's range and exclusions, the newest
+/// end replaced by `newest` when a packager widens it (`build --jaxlib-newest`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct JaxlibRange {
+    pub oldest: String,
+    pub newest: String,
+    pub excluded: Vec<String>,
+}
+
+impl JaxlibRange {
+    pub fn new(newest: Option<&str>) -> JaxlibRange {
+        let abi = crate::abi::abi();
+        JaxlibRange {
+            oldest: abi.jaxlib_oldest.clone(),
+            newest: newest.map_or_else(|| abi.jaxlib_newest_tested.clone(), str::to_string),
+            excluded: abi.jaxlib_not_tested.clone(),
+        }
+    }
+
+    /// As a requirement specifier: `>=0.7.2,<=0.12.0.1,!=0.11.0,...`.
+    pub fn specifier(&self) -> String {
+        let mut s = format!(">={},<={}", self.oldest, self.newest);
+        for v in &self.excluded {
+            s.push_str(&format!(",!={v}"));
+        }
+        s
+    }
+}
+
+/// The default range as a requirement specifier.
 pub fn requires_jaxlib() -> String {
-    let (lo, hi) = jaxlib_range();
-    format!(">={lo},<={hi}")
+    JaxlibRange::new(None).specifier()
 }
 
 fn cache_root() -> PathBuf {
@@ -31,9 +59,12 @@ pub fn jaxlib_headers(version: &str, quiet: bool) -> Result<PathBuf, Error> {
     }
     let dir = cache_root().join(version);
     let include = dir.join("include");
-    if include.join("xla/ffi/api/c_api.h").is_file() {
+    // Written last: a fetch or extraction cut short leaves no marker, and is redone.
+    let complete = dir.join("COMPLETE");
+    if complete.is_file() && include.join("xla/ffi/api/c_api.h").is_file() {
         return Ok(include);
     }
+    let _ = std::fs::remove_dir_all(&include);
     let download = dir.join("download");
     std::fs::create_dir_all(&download).map_err(|source| Error::Io { path: download.clone(), source })?;
     if !quiet {
@@ -65,6 +96,8 @@ pub fn jaxlib_headers(version: &str, quiet: bool) -> Result<PathBuf, Error> {
     if !include.join("xla/ffi/api/c_api.h").is_file() {
         return Err(Error::Build(format!("jaxlib {version}'s wheel has no include/xla/ffi/api/c_api.h")));
     }
+    std::fs::write(&complete, format!("jaxlib {version} headers\n"))
+        .map_err(|source| Error::Io { path: complete, source })?;
     Ok(include)
 }
 
@@ -94,7 +127,8 @@ fn extract_include(wheel: &Path, dir: &Path) -> Result<(), Error> {
 pub fn header_api_version(include: &Path) -> Option<(u32, u32)> {
     let text = std::fs::read_to_string(include.join("xla/ffi/api/c_api.h")).ok()?;
     let get = |name: &str| {
-        text.lines().find_map(|l| l.trim().strip_prefix(&format!("#define {name} ")).and_then(|v| v.trim().parse().ok()))
+        text.lines()
+            .find_map(|l| l.trim().strip_prefix(&format!("#define {name} ")).and_then(|v| v.trim().parse().ok()))
     };
     Some((get("XLA_FFI_API_MAJOR")?, get("XLA_FFI_API_MINOR")?))
 }

@@ -5,6 +5,7 @@
 pub mod headers;
 pub mod nvrtc;
 pub mod python;
+pub mod sdist;
 pub mod wheel;
 
 use crate::error::Error;
@@ -15,13 +16,25 @@ use wheel::{Entry, Wheel};
 
 pub struct BuildOptions {
     pub spec: PathBuf,
+    /// Where the package is generated (default: generated/<package> under the working directory).
+    pub generated: Option<PathBuf>,
     pub jaxlib_include: Option<PathBuf>,
     /// Build against this jaxlib's headers (fetched with pip, cached) instead of the active one's.
     pub jaxlib: Option<String>,
     pub out: PathBuf,
     pub install: bool,
+    /// Also write the runtime's wheel (jax_cupy_bridge); an sdist's build leaves it out.
+    pub runtime_wheel: bool,
     /// `sm_XY` / `compute_XY` targets of the CUDA kernels; empty for a CPU-only build.
     pub cuda_archs: Vec<String>,
+    /// The targets were given (`--cuda-arch`): no usable NVRTC is then an error.
+    pub cuda_arch_explicit: bool,
+    /// `--cuda 12|13`: that CUDA's NVRTC, and the wheel variant `<package>-cuda<N>`.
+    pub cuda: Option<u32>,
+    /// `--jaxlib-newest`: a packager's wider newest end of the admitted jaxlib range.
+    pub jaxlib_newest: Option<String>,
+    /// `--glibc 2.28`: link against that glibc (cargo-zigbuild), for manylinux_2_28 wheels.
+    pub glibc: Option<String>,
     /// No progress bar or step messages.
     pub quiet: bool,
     /// Print a JSON summary on stdout.
@@ -88,10 +101,34 @@ fn package_files(dir: &Path, prefix: &str, out: &mut Vec<Entry>) -> Result<(), E
 pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
     let started = std::time::Instant::now();
     QUIET.store(opts.quiet, std::sync::atomic::Ordering::Relaxed);
-    let root = crate::project_root();
-    let crate::Generated { package: pkg, dir: gen_dir, report } = crate::generate(&opts.spec, None)?;
+    // Found once, here: headers are checked against it, and the runtime's build script
+    // takes the xsf headers from us (BRIDGEGEN_XSF_INCLUDE below) instead of looking again.
+    let tools = python::cuda_tools_for(opts.cuda)?;
+    if let Some(cupy) = &tools.cupy_include {
+        crate::load_in(&opts.spec, Some(&cupy.join("cupy")))?;
+    }
+    let cuda_required = opts.cuda.is_some() || opts.cuda_arch_explicit;
+    if let Some(v) = opts.cuda {
+        if opts.cuda_archs.is_empty() {
+            return Err(Error::Build(format!("--cuda {v} builds CUDA kernels: --cuda-arch none contradicts it")));
+        }
+        if tools.nvrtc.is_none() {
+            let pkgs = if v == 12 {
+                "nvidia-cuda-nvrtc-cu12 nvidia-cuda-runtime-cu12"
+            } else {
+                "nvidia-cuda-nvrtc nvidia-cuda-runtime (13.x)"
+            };
+            return Err(Error::Build(format!(
+                "--cuda {v}: no CUDA {v} NVRTC in the Python `{}`: pip install {pkgs} (pinned in requirements/dev.txt)",
+                python::interpreter()
+            )));
+        }
+    }
+    let crate::Generated { package: pkg, dir: gen_dir, report } =
+        crate::generate(&opts.spec, opts.generated.as_deref())?;
     step(&format!("generated {} ({} files written)", gen_dir.display(), report.written.len()));
-    let mut summary = Summary { package: pkg.name.clone(), generator: env!("CARGO_PKG_VERSION").into(), ..Summary::default() };
+    let mut summary =
+        Summary { package: pkg.name.clone(), generator: env!("CARGO_PKG_VERSION").into(), ..Summary::default() };
 
     let (jaxlib_version, include) = match (&opts.jaxlib, &opts.jaxlib_include) {
         (Some(v), _) => (v.clone(), headers::jaxlib_headers(v, opts.quiet)?),
@@ -104,20 +141,20 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
             include.display()
         )));
     }
-    let target_dir = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    let target_dir = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| gen_dir.join("target"), PathBuf::from);
+    let target_dir =
+        std::path::absolute(&target_dir).map_err(|source| Error::Io { path: target_dir.clone(), source })?;
+    let vendored_runtime = gen_dir.join(crate::runtime_src::VENDORED[0].0);
 
     // CUDA kernels first: the crate's build script embeds them.
     let cuda_fns: Vec<String> =
         pkg.ufuncs.iter().filter(|u| u.platforms.contains(&Platform::Cuda)).map(|u| u.name.clone()).collect();
     let mut kernels_dir = None;
-    // Found once, here: the runtime's build script takes the xsf headers from us
-    // (BRIDGEGEN_XSF_INCLUDE below) instead of looking again.
-    let tools = python::cuda_tools()?;
     if !cuda_fns.is_empty() && opts.cuda_archs.is_empty() {
         step("CUDA kernels skipped (--cuda-arch none): the library is CPU-only");
     } else if !cuda_fns.is_empty() {
         let out = target_dir.join("bridgegen-kernels").join(&pkg.name);
-        let runtime_include = root.join("runtime/rust/include");
+        let runtime_include = vendored_runtime.join("include");
         let request = nvrtc::Request {
             crate_dir: &gen_dir.join("rust"),
             functions: &cuda_fns,
@@ -129,6 +166,14 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
             quiet: opts.quiet,
         };
         match nvrtc::compile_kernels(&request)? {
+            Ok(r) if opts.cuda.is_some_and(|v| !r.nvrtc_version.starts_with(&format!("{v}."))) => {
+                return Err(Error::Build(format!(
+                    "--cuda {}: the NVRTC found is {}; point BRIDGEGEN_NVRTC at CUDA {}'s libnvrtc",
+                    opts.cuda.unwrap_or_default(),
+                    r.nvrtc_version,
+                    opts.cuda.unwrap_or_default()
+                )));
+            }
             Ok(r) => {
                 summary.cuda_archs = r.archs.clone();
                 summary.kernels_compiled = r.compiled;
@@ -145,6 +190,12 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
                 ));
                 kernels_dir = Some(r.dir);
             }
+            Err(why) if cuda_required => {
+                return Err(Error::Build(format!(
+                    "CUDA kernels were asked for (--cuda-arch/--cuda) but cannot be built: {why}; install NVRTC \
+                     (pip install nvidia-cuda-nvrtc nvidia-cuda-runtime) or pass --cuda-arch none"
+                )));
+            }
             Err(why) => {
                 eprintln!("bridgegen: warning: CUDA kernels skipped: {why}. The library is CPU-only.");
                 summary.cuda_skipped = Some(why);
@@ -154,10 +205,12 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
 
     step(&format!("compiling against {} (jaxlib {jaxlib_version})", include.display()));
     let crate_name = names::crate_name(&pkg.name);
-    let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    let (mut cargo, release_dir) = cargo_build(opts.glibc.as_deref(), &target_dir)?;
     cargo
-        .args(["build", "--release", "-p", &crate_name, "-p", "bridgegen-runtime", "--manifest-path"])
-        .arg(root.join("Cargo.toml"))
+        .args(["-p", &crate_name, "-p", "bridgegen-runtime", "--manifest-path"])
+        .arg(gen_dir.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target_dir)
         .env("BRIDGEGEN_JAXLIB_INCLUDE", &include)
         .env("BRIDGEGEN_PYTHON", python::interpreter());
     if let Some(cupy) = &tools.cupy_include {
@@ -172,14 +225,23 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
     summary.jaxlib = jaxlib_version.clone();
     summary.header_ffi_api = format!("{hmaj}.{hmin}");
     summary.reported_ffi_api = format!("{rmaj}.{rmin}");
-    summary.requires_jaxlib = headers::requires_jaxlib();
+    let range = headers::JaxlibRange::new(opts.jaxlib_newest.as_deref());
+    if let Some(v) = &opts.jaxlib_newest {
+        eprintln!(
+            "bridgegen: warning: admitting jaxlib up to {v}, beyond the newest release tested ({}): do so only after \
+             running your tests on it (docs/releasing.md)",
+            headers::jaxlib_range().1
+        );
+    }
+    summary.requires_jaxlib = range.specifier();
     let info = serde_json::json!({
         "generator": summary.generator,
         "jaxlib": summary.jaxlib,
         "header_ffi_api": summary.header_ffi_api,
         "reported_ffi_api": summary.reported_ffi_api,
         "cuda_archs": summary.cuda_archs.join(" "),
-        "jaxlib_range": headers::jaxlib_range(),
+        "jaxlib_range": (&range.oldest, &range.newest),
+        "jaxlib_excluded": &range.excluded,
     })
     .to_string();
     cargo.env("BRIDGEGEN_BUILD_INFO", &info);
@@ -192,7 +254,7 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
         return Err(Error::Build(format!("cargo build of {crate_name} failed (see the compiler output above)")));
     }
     let lib_file = names::library_file(&pkg.name);
-    let lib = read(&target_dir.join("release").join(&lib_file))?;
+    let lib = read(&release_dir.join(&lib_file))?;
 
     // The generated package, with its library inside the package directory.
     let mut entries = Vec::new();
@@ -206,59 +268,144 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
         .into_bytes(),
         executable: false,
     });
+    // CUDA variants are distributions of their own (CuPy's and jax's plugins' scheme):
+    // `jax-xsf-cuda12` / `jax-xsf-cuda13`, each holding the module `jax_xsf`.
+    let dist = match opts.cuda {
+        Some(v) => format!("{}_cuda{v}", pkg.name),
+        None => pkg.name.clone(),
+    };
     let runtime_version = env!("CARGO_PKG_VERSION");
-    let range = headers::requires_jaxlib();
+    let range = summary.requires_jaxlib.clone();
     let metadata = format!(
         "Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: {}\nRequires-Python: >=3.10\nRequires-Dist: jax{range}\nRequires-Dist: jaxlib{range}\nRequires-Dist: jax-cupy-bridge=={runtime_version}\n",
-        pkg.name.replace('_', "-"),
+        dist.replace('_', "-"),
         pkg.version,
-        pkg.summary
-    );
-    let pkg_wheel = Wheel {
-        name: pkg.name.clone(),
-        version: pkg.version.clone(),
-        tag: wheel::manylinux_tag(&lib),
-        metadata,
-        entries,
-    }
-    .write(&opts.out)?;
+        crate::emit::escape::metadata_line(&pkg.summary)
+    ) + &opts.cuda.map(|v| format!("Requires-Dist: jax-cuda{v}-plugin{range}\n")).unwrap_or_default();
+    let pkg_wheel =
+        Wheel { name: dist.clone(), version: pkg.version.clone(), tag: wheel::manylinux_tag(&lib), metadata, entries }
+            .write(&opts.out)?;
 
-    // The shared runtime: Python plus its own library (the callback handlers of
-    // cupy_lazy_apply), so platform-tagged like the package.
-    let mut entries = Vec::new();
-    package_files(&root.join("runtime/python/jax_cupy_bridge"), "jax_cupy_bridge", &mut entries)?;
-    let rt_lib = read(&target_dir.join("release").join(RUNTIME_LIBRARY))?;
-    let rt_tag = wheel::manylinux_tag(&rt_lib);
-    entries.push(Entry { path: format!("jax_cupy_bridge/{RUNTIME_LIBRARY}"), data: rt_lib, executable: true });
-    let metadata = format!(
-        "Metadata-Version: 2.1\nName: jax-cupy-bridge\nVersion: {runtime_version}\nSummary: Shared runtime of bridgegen packages\nRequires-Python: >=3.10\nRequires-Dist: jax>=0.7.2\nRequires-Dist: numpy>=1.26\n"
-    );
-    let rt_wheel = Wheel {
-        name: "jax_cupy_bridge".into(),
-        version: runtime_version.into(),
-        tag: rt_tag,
-        metadata,
-        entries,
+    let mut wheels = vec![pkg_wheel];
+    if opts.runtime_wheel {
+        let python = crate::runtime_src::under(crate::runtime_src::PYTHON_PACKAGE)
+            .map(|(rel, contents)| (rel.to_string(), contents.as_bytes().to_vec()))
+            .collect();
+        wheels.push(runtime_wheel(python, &release_dir.join(RUNTIME_LIBRARY), &opts.out)?);
     }
-    .write(&opts.out)?;
-    step(&format!("wrote {}", pkg_wheel.display()));
-    step(&format!("wrote {}", rt_wheel.display()));
-    summary.wheels = vec![pkg_wheel.display().to_string(), rt_wheel.display().to_string()];
+    for w in &wheels {
+        step(&format!("wrote {}", w.display()));
+    }
+    summary.wheels = wheels.iter().map(|w| w.display().to_string()).collect();
     summary.library = lib_file.clone();
 
     if opts.install {
         let py = python::interpreter();
         let status = Command::new(&py)
             .args(["-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps"])
-            .arg(&rt_wheel)
-            .arg(&pkg_wheel)
+            .args(wheels.iter().rev())
             .status()
             .map_err(|e| Error::Build(format!("cannot run {py} -m pip: {e}")))?;
         if !status.success() {
             return Err(Error::Build("pip install of the built wheels failed".into()));
         }
-        step(&format!("installed {} and jax_cupy_bridge into {py}", pkg.name));
+        step(&format!(
+            "installed {} into {py}",
+            wheels.iter().map(|w| w.display().to_string()).collect::<Vec<_>>().join(" and ")
+        ));
     }
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// The runtime's wheel: its Python package (path below the package -> contents) and its
+/// own library (the callback handlers of cupy_lazy_apply), so platform-tagged.
+fn runtime_wheel(python: Vec<(String, Vec<u8>)>, library: &Path, out: &Path) -> Result<PathBuf, Error> {
+    let runtime_version = env!("CARGO_PKG_VERSION");
+    let mut entries: Vec<Entry> = python
+        .into_iter()
+        .map(|(rel, data)| Entry { path: format!("jax_cupy_bridge/{rel}"), data, executable: false })
+        .collect();
+    let rt_lib = read(library)?;
+    let tag = wheel::manylinux_tag(&rt_lib);
+    entries.push(Entry { path: format!("jax_cupy_bridge/{RUNTIME_LIBRARY}"), data: rt_lib, executable: true });
+    let metadata = format!(
+        "Metadata-Version: 2.1\nName: jax-cupy-bridge\nVersion: {runtime_version}\nSummary: Shared runtime of bridgegen packages\nRequires-Python: >=3.10\nRequires-Dist: jax>=0.7.2\nRequires-Dist: numpy>=1.26\n"
+    );
+    Wheel { name: "jax_cupy_bridge".into(), version: runtime_version.into(), tag, metadata, entries }.write(out)
+}
+
+/// `bridgegen build-runtime`: the runtime's wheel from a runtime source tree (what
+/// `bridgegen sdist` writes for jax_cupy_bridge: a workspace with the runtime crate under
+/// vendor/ and its Python under python/).
+pub fn build_runtime(source: &Path, jaxlib_include: Option<&Path>, out: &Path, quiet: bool) -> Result<PathBuf, Error> {
+    QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
+    let include = match jaxlib_include {
+        Some(dir) => dir.to_path_buf(),
+        None => python::jaxlib()?.1,
+    };
+    let tools = python::cuda_tools()?;
+    let target_dir = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| source.join("target"), PathBuf::from);
+    let target_dir =
+        std::path::absolute(&target_dir).map_err(|source| Error::Io { path: target_dir.clone(), source })?;
+    let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cargo
+        .args(["build", "--release", "-p", "bridgegen-runtime", "--manifest-path"])
+        .arg(source.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target_dir)
+        .env("BRIDGEGEN_JAXLIB_INCLUDE", &include)
+        .env("BRIDGEGEN_PYTHON", python::interpreter());
+    if let Some(cupy) = &tools.cupy_include {
+        cargo.env("BRIDGEGEN_XSF_INCLUDE", cupy.join("cupy"));
+    }
+    if quiet {
+        cargo.arg("--quiet");
+    }
+    let status = cargo.status().map_err(|e| Error::Build(format!("cannot run cargo: {e}")))?;
+    if !status.success() {
+        return Err(Error::Build("cargo build of bridgegen-runtime failed (see the compiler output above)".into()));
+    }
+    let dir = source.join("python/jax_cupy_bridge");
+    let mut python = Vec::new();
+    for e in std::fs::read_dir(&dir).map_err(|source| Error::Io { path: dir.clone(), source })? {
+        let p = e.map_err(|source| Error::Io { path: dir.clone(), source })?.path();
+        if p.extension().is_some_and(|x| x == "py") {
+            python.push((p.file_name().unwrap_or_default().to_string_lossy().into_owned(), read(&p)?));
+        }
+    }
+    python.sort();
+    let wheel = runtime_wheel(python, &target_dir.join("release").join(RUNTIME_LIBRARY), out)?;
+    step(&format!("wrote {}", wheel.display()));
+    Ok(wheel)
+}
+
+/// `cargo build --release`, or with `glibc` (`2.28`) `cargo zigbuild` for
+/// x86_64-unknown-linux-gnu at that glibc (zig's clang and a static libc++ for the C++
+/// loops), and the directory the libraries land in.
+fn cargo_build(glibc: Option<&str>, target_dir: &Path) -> Result<(Command, PathBuf), Error> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    match glibc {
+        None => {
+            let mut c = Command::new(cargo);
+            c.args(["build", "--release"]);
+            Ok((c, target_dir.join("release")))
+        }
+        Some(v) => {
+            if !v.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())) || !v.starts_with("2.") {
+                return Err(Error::Build(format!("--glibc {v:?} is not a glibc version like 2.28")));
+            }
+            let zig = Command::new("cargo-zigbuild").arg("--version").output();
+            if !zig.is_ok_and(|o| o.status.success()) {
+                return Err(Error::Build(format!(
+                    "--glibc {v} builds with cargo-zigbuild, which is not on PATH: pip install cargo-zigbuild ziglang \
+                     (pinned in requirements/dev.txt)"
+                )));
+            }
+            let triple = "x86_64-unknown-linux-gnu";
+            let mut c = Command::new(cargo);
+            c.args(["zigbuild", "--release", "--target", &format!("{triple}.{v}")]);
+            Ok((c, target_dir.join(triple).join("release")))
+        }
+    }
 }

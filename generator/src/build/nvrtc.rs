@@ -55,7 +55,14 @@ type Program = *mut c_void;
 /// The NVRTC entry points used here.
 struct Nvrtc {
     version: (c_int, c_int),
-    create: unsafe extern "C" fn(*mut Program, *const c_char, *const c_char, c_int, *const *const c_char, *const *const c_char) -> c_int,
+    create: unsafe extern "C" fn(
+        *mut Program,
+        *const c_char,
+        *const c_char,
+        c_int,
+        *const *const c_char,
+        *const *const c_char,
+    ) -> c_int,
     compile: unsafe extern "C" fn(Program, c_int, *const *const c_char) -> c_int,
     log_size: unsafe extern "C" fn(Program, *mut usize) -> c_int,
     log: unsafe extern "C" fn(Program, *mut c_char) -> c_int,
@@ -81,7 +88,8 @@ impl Nvrtc {
             builtins.sort();
             if let Some(b) = builtins.first() {
                 // SAFETY: loading NVRTC's own builtins library.
-                let lib = unsafe { UnixLibrary::open(Some(b), RTLD_NOW | RTLD_GLOBAL) }.map_err(|e| format!("{}: {e}", b.display()))?;
+                let lib = unsafe { UnixLibrary::open(Some(b), RTLD_NOW | RTLD_GLOBAL) }
+                    .map_err(|e| format!("{}: {e}", b.display()))?;
                 libs.push(Library::from(lib));
             }
         }
@@ -170,6 +178,19 @@ pub struct KernelReport {
 }
 
 /// `$BRIDGEGEN_CACHE_DIR/nvrtc`, else `$XDG_CACHE_HOME/bridgegen/nvrtc` (~/.cache).
+/// Load the NVRTC at `path` and compile an empty kernel with it (what `doctor` checks):
+/// its version, or why it is unusable.
+pub fn probe(path: &Path) -> Result<(i32, i32), String> {
+    let nvrtc = Nvrtc::open(path)?;
+    nvrtc.compile(
+        "extern \"C\" __global__ void bg_probe() {}\n",
+        "probe.cu",
+        &["--gpu-architecture=compute_80".into()],
+        true,
+    )?;
+    Ok(nvrtc.version)
+}
+
 pub fn cache_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("BRIDGEGEN_CACHE_DIR") {
         return PathBuf::from(d).join("nvrtc");
@@ -302,8 +323,10 @@ pub fn compile_kernels(req: &Request) -> Result<Result<KernelReport, String>, Er
 
     let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(jobs.len() as u64) };
     bar.set_style(
-        ProgressStyle::with_template("bridgegen: NVRTC {bar:30} {pos}/{len} kernels, {elapsed} elapsed, ~{eta} left  {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ProgressStyle::with_template(
+            "bridgegen: NVRTC {bar:30} {pos}/{len} kernels, {elapsed} elapsed, ~{eta} left  {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let next = AtomicUsize::new(0);
     let (compiled, cached) = (AtomicUsize::new(0), AtomicUsize::new(0));

@@ -52,6 +52,23 @@ pub struct CudaTools {
 }
 
 pub fn cuda_tools() -> Result<CudaTools, Error> {
+    cuda_tools_for(None)
+}
+
+/// The pip packages of one CUDA major version's NVRTC and runtime headers: CUDA 13
+/// wheels install under nvidia/cu13, CUDA 12 ones under nvidia/cuda_nvrtc and
+/// nvidia/cuda_runtime.
+fn nvidia_packages(cuda: Option<u32>) -> (&'static str, &'static str) {
+    match cuda {
+        Some(12) => ("(\"nvidia.cuda_nvrtc\",)", "(\"nvidia.cuda_runtime\",)"),
+        Some(_) => ("(\"nvidia.cu13\",)", "(\"nvidia.cu13\",)"),
+        None => ("(\"nvidia.cu13\", \"nvidia.cuda_nvrtc\")", "(\"nvidia.cu13\", \"nvidia.cuda_runtime\")"),
+    }
+}
+
+/// As `cuda_tools`, NVRTC and headers of CUDA `cuda` only when given (`build --cuda`).
+pub fn cuda_tools_for(cuda: Option<u32>) -> Result<CudaTools, Error> {
+    let (nvrtc_pkgs, runtime_pkgs) = nvidia_packages(cuda);
     let code = r#"
 import glob, importlib.metadata as md, importlib.util, os
 def dirs(pkg):
@@ -60,14 +77,13 @@ def dirs(pkg):
     except Exception:
         return []
     return list(spec.submodule_search_locations or []) if spec else []
-# CUDA 13 wheels install under nvidia/cu13; CUDA 12 ones under nvidia/cuda_nvrtc, nvidia/cuda_runtime.
-for pkg in ("nvidia.cu13", "nvidia.cuda_nvrtc"):
+for pkg in NVRTC_PKGS:
     libs = [l for d in dirs(pkg) for l in sorted(glob.glob(os.path.join(d, "lib", "libnvrtc.so.*")))]
     libs = [l for l in libs if "builtins" not in l and ".alt." not in l]
     if libs:
         print("nvrtc=" + libs[0])
         break
-for pkg in ("nvidia.cu13", "nvidia.cuda_runtime"):
+for pkg in RUNTIME_PKGS:
     inc = [os.path.join(d, "include") for d in dirs(pkg) if os.path.isfile(os.path.join(d, "include", "cuda_runtime.h"))]
     if inc:
         print("cudart=" + inc[0])
@@ -80,8 +96,9 @@ for dist in md.distributions():
             print("cupy=" + p)
             break
 "#;
+    let code = code.replace("NVRTC_PKGS", nvrtc_pkgs).replace("RUNTIME_PKGS", runtime_pkgs);
     let mut tools = CudaTools::default();
-    for line in run(code)?.lines() {
+    for line in run(&code)?.lines() {
         match line.split_once('=') {
             Some(("nvrtc", p)) => tools.nvrtc = Some(p.into()),
             Some(("cudart", p)) => tools.cudart_include = Some(p.into()),

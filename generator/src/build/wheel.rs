@@ -45,8 +45,16 @@ impl Wheel {
             purelib,
             self.tag
         );
-        self.entries.push(Entry { path: format!("{dist_info}/METADATA"), data: self.metadata.clone().into_bytes(), executable: false });
-        self.entries.push(Entry { path: format!("{dist_info}/WHEEL"), data: wheel_meta.into_bytes(), executable: false });
+        self.entries.push(Entry {
+            path: format!("{dist_info}/METADATA"),
+            data: self.metadata.clone().into_bytes(),
+            executable: false,
+        });
+        self.entries.push(Entry {
+            path: format!("{dist_info}/WHEEL"),
+            data: wheel_meta.into_bytes(),
+            executable: false,
+        });
         self.entries.sort_by(|a, b| a.path.cmp(&b.path));
         let mut record = String::new();
         for e in &self.entries {
@@ -56,7 +64,9 @@ impl Wheel {
 
         std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.into(), source })?;
         let path = dir.join(self.file_name());
-        let file = std::fs::File::create(&path).map_err(|source| Error::Io { path: path.clone(), source })?;
+        // Written beside, then renamed: a killed build leaves no truncated wheel.
+        let partial = dir.join(format!(".{}.partial", self.file_name()));
+        let file = std::fs::File::create(&partial).map_err(|source| Error::Io { path: partial.clone(), source })?;
         let mut zip = zip::ZipWriter::new(file);
         let io = |e: zip::result::ZipError| Error::Build(format!("writing {}: {e}", path.display()));
         let base = SimpleFileOptions::default()
@@ -69,6 +79,7 @@ impl Wheel {
             zip.write_all(&e.data).map_err(|source| Error::Io { path: path.clone(), source })?;
         }
         zip.finish().map_err(io)?;
+        std::fs::rename(&partial, &path).map_err(|source| Error::Io { path: path.clone(), source })?;
         Ok(path)
     }
 }

@@ -13,7 +13,11 @@ fn e(message: String, label: impl Into<String>, help: Option<String>) -> Entry {
 }
 
 pub fn toml_syntax(msg: &str) -> Entry {
-    e(format!("invalid TOML: {}", msg.trim()), "here", Some("fix the TOML syntax; see docs/spec.md for a complete example".into()))
+    e(
+        format!("invalid TOML: {}", msg.trim()),
+        "here",
+        Some("fix the TOML syntax; see docs/spec.md for a complete example".into()),
+    )
 }
 
 pub fn unknown_key(key: &str, table: &str, known: &[&str]) -> Entry {
@@ -65,11 +69,19 @@ pub fn reserved_name(what: &str, name: &str) -> Entry {
 }
 
 pub fn bad_version(v: &str) -> Entry {
-    e(format!("package version `{v}` is not of the form X.Y.Z"), "bad version", Some("use a release version such as \"0.1.0\"".into()))
+    e(
+        format!("package version `{v}` is not of the form X.Y.Z"),
+        "bad version",
+        Some("use a release version such as \"0.1.0\"".into()),
+    )
 }
 
 pub fn duplicate(what: &str, name: &str) -> Entry {
-    e(format!("duplicate {what} `{name}`"), "defined again here", Some(format!("each {what} name must be unique; rename or remove one")))
+    e(
+        format!("duplicate {what} `{name}`"),
+        "defined again here",
+        Some(format!("each {what} name must be unique; rename or remove one")),
+    )
 }
 
 pub fn bad_loop(text: &str, why: &str) -> Entry {
@@ -81,12 +93,18 @@ pub fn bad_loop(text: &str, why: &str) -> Entry {
 }
 
 pub fn unknown_dtype(code: char) -> Entry {
-    e(format!("unknown dtype code `{code}`"), "unknown code", Some("codes are i (int32), l (int64), f (float32), d (float64), F (complex64), D (complex128)".into()))
+    e(
+        format!("unknown dtype code `{code}`"),
+        "unknown code",
+        Some("codes are i (int32), l (int64), f (float32), d (float64), F (complex64), D (complex128)".into()),
+    )
 }
 
 pub fn loop_arity(text: &str, nin: usize, nout: usize, lin: usize, lout: usize) -> Entry {
     e(
-        format!("type loop `{text}` has {lin} input(s) and {lout} output(s), but the function declares {nin} and {nout}"),
+        format!(
+            "type loop `{text}` has {lin} input(s) and {lout} output(s), but the function declares {nin} and {nout}"
+        ),
         "wrong number of types",
         Some("one type code per input before `->`, one per output after it".into()),
     )
@@ -149,15 +167,27 @@ pub fn unknown_function(name: &str) -> Entry {
 }
 
 pub fn unknown_module(name: &str) -> Entry {
-    e(format!("derivative rule uses unknown module `{name}`"), "unknown module", Some("use jnp.<fn> or lax.<fn>".into()))
+    e(
+        format!("derivative rule uses unknown module `{name}`"),
+        "unknown module",
+        Some("use jnp.<fn> or lax.<fn>".into()),
+    )
 }
 
 pub fn diff_conflict(name: &str) -> Entry {
-    e(format!("input `{name}` has a derivative rule and is declared nondiff"), "conflict", Some("remove it from one of the two".into()))
+    e(
+        format!("input `{name}` has a derivative rule and is declared nondiff"),
+        "conflict",
+        Some("remove it from one of the two".into()),
+    )
 }
 
 pub fn bad_range(name: &str) -> Entry {
-    e(format!("test range of `{name}` must be [low, high] with low < high"), "bad range", Some(format!("e.g. ranges = {{ {name} = [0.0, 10.0] }}")))
+    e(
+        format!("test range of `{name}` must be [low, high] with low < high"),
+        "bad range",
+        Some(format!("e.g. ranges = {{ {name} = [0.0, 10.0] }}")),
+    )
 }
 
 pub fn too_many_cuda_inputs(n: usize, max: usize) -> Entry {
@@ -172,12 +202,19 @@ pub fn bad_batching(b: &str, known: &[&str]) -> Entry {
     e(
         format!("unknown batching `{b}`"),
         "unknown batching",
-        Some(format!("batching is one of {}; sequential is always correct, the others call once with a leading batch axis", known.join(", "))),
+        Some(format!(
+            "batching is one of {}; sequential is always correct, the others call once with a leading batch axis",
+            known.join(", ")
+        )),
     )
 }
 
 pub fn bad_cpu_path(p: &str) -> Entry {
-    e(format!("`{p}` is not a dotted import path"), "bad path", Some("name the NumPy/SciPy callable, e.g. cpu = \"scipy.ndimage.gaussian_filter\"".into()))
+    e(
+        format!("`{p}` is not a dotted import path"),
+        "bad path",
+        Some("name the NumPy/SciPy callable, e.g. cpu = \"scipy.ndimage.gaussian_filter\"".into()),
+    )
 }
 
 pub fn bad_cuda_stack(max: u32) -> Entry {
@@ -205,11 +242,19 @@ pub fn cuda_expr_unknown_loop(key: &str, loops: &[String]) -> Entry {
 }
 
 pub fn bad_tolerance() -> Entry {
-    e("tolerance must be a positive number below 1".into(), "bad tolerance", Some("relative tolerances look like 1e-13 (float64) or 1e-5 (float32)".into()))
+    e(
+        "tolerance must be a positive number below 1".into(),
+        "bad tolerance",
+        Some("relative tolerances look like 1e-13 (float64) or 1e-5 (float32)".into()),
+    )
 }
 
 pub fn unknown_param_type(t: &str) -> Entry {
-    e(format!("unknown parameter type `{t}`"), "unknown type", Some("parameter types are int, float, bool and str".into()))
+    e(
+        format!("unknown parameter type `{t}`"),
+        "unknown type",
+        Some("parameter types are int, float, bool and str".into()),
+    )
 }
 
 pub fn default_type(name: &str, ty: &str) -> Entry {
@@ -241,17 +286,16 @@ pub fn bad_rank(r: i64) -> Entry {
 }
 
 pub fn bad_cupy_path(p: &str) -> Entry {
-    e(format!("`{p}` is not a dotted CuPy path"), "bad path", Some("write the callable's import path, e.g. \"cupyx.scipy.ndimage.gaussian_filter\"".into()))
+    e(
+        format!("`{p}` is not a dotted CuPy path"),
+        "bad path",
+        Some("write the callable's import path, e.g. \"cupyx.scipy.ndimage.gaussian_filter\"".into()),
+    )
 }
 
 /// The known name closest to `s`, if it is close enough to be a likely typo.
 fn closest<'a>(s: &str, known: &[&'a str]) -> Option<&'a str> {
-    known
-        .iter()
-        .map(|k| (levenshtein(s, k), *k))
-        .filter(|(d, k)| *d <= 2.max(k.len() / 3))
-        .min()
-        .map(|(_, k)| k)
+    known.iter().map(|k| (levenshtein(s, k), *k)).filter(|(d, k)| *d <= 2.max(k.len() / 3)).min().map(|(_, k)| k)
 }
 
 fn levenshtein(a: &str, b: &str) -> usize {
@@ -274,5 +318,56 @@ pub fn name_clash_or_dup(what: &str, name: &str) -> Entry {
         format!("{what} `{name}` is declared twice (inputs, outputs and parameters share one namespace)"),
         "declared again here",
         Some("give every argument a distinct name".into()),
+    )
+}
+
+pub fn case_collision(what: &str, name: &str, other: &str) -> Entry {
+    e(
+        format!("{what} `{name}` collides with `{other}` when case is ignored"),
+        "collides after case-folding",
+        Some("generated Rust statics and file names are case-insensitive: rename one of them".into()),
+    )
+}
+
+pub fn shadowing_package(name: &str) -> Entry {
+    e(
+        format!("package name `{name}` is the name of another Python module"),
+        "shadows a module",
+        Some(format!("installed, it would hide the real `{name}` from every import: pick a name of your own, e.g. \"jax_{name}\"")),
+    )
+}
+
+pub fn empty_expr() -> Entry {
+    e(
+        "the expression is empty".into(),
+        "empty",
+        Some("write the C++ expression computing the output from the inputs".into()),
+    )
+}
+
+pub fn bad_dotted(key: &str, p: &str) -> Entry {
+    e(
+        format!("`{key}` = `{p}` is not a dotted Python name"),
+        "not a dotted name",
+        Some(format!(
+            "write the function's import path, e.g. {key} = \"{}.special.gammaln\"",
+            if key == "cupy" { "cupyx.scipy" } else { "scipy" }
+        )),
+    )
+}
+
+pub fn missing_header_file(h: &str) -> Entry {
+    e(
+        format!("header `{h}` does not exist under the xsf include root"),
+        "no such header",
+        Some("headers are relative to the xsf include root (the CuPy wheel's cupy/_core/include/cupy); check the spelling".into()),
+    )
+}
+
+pub fn cpp_reserved(what: &str, name: &str) -> Entry {
+    e(
+        format!("{what} `{name}` is a C++ keyword, alternative token or macro"),
+        "reserved in C++",
+        Some("inputs become C++ variables of the generated loops: rename it (e.g. `x_`)".into()),
     )
 }

@@ -31,12 +31,7 @@ impl Diagnostics {
         label: impl Into<String>,
         help: Option<String>,
     ) {
-        self.items.push(Diagnostic {
-            span,
-            message: message.into(),
-            label: label.into(),
-            help,
-        });
+        self.items.push(Diagnostic { span, message: message.into(), label: label.into(), help });
     }
 
     pub fn is_empty(&self) -> bool {
@@ -70,10 +65,7 @@ impl Diagnostics {
             out.push_str("\n\n");
         }
         let n = items.len();
-        out.push_str(&format!(
-            "error: {origin}: {n} error{} found\n",
-            if n == 1 { "" } else { "s" }
-        ));
+        out.push_str(&format!("error: {origin}: {n} error{} found\n", if n == 1 { "" } else { "s" }));
         out
     }
 }

@@ -1,6 +1,7 @@
 //! Emit phase: validated IR -> the files of a generated package, as an in-memory map
 //! from relative path to contents. Writing (and `check`) happen in `output`.
 
+pub mod escape;
 pub mod rust;
 pub mod view;
 
@@ -24,16 +25,19 @@ fn banner(pkg: &Package, comment: &str) -> String {
     )
 }
 
-/// Render every file of the package. `runtime_path` is the bridgegen-runtime crate,
-/// relative to the generated `rust/` directory.
-pub fn emit_package(pkg: &Package, runtime_path: &str) -> Result<Output, String> {
-    let view = view::package_view(pkg, runtime_path);
+/// The context of templates/rust/workspace.toml.j2 (besides its banner).
+pub fn workspace_context(members: &[&str]) -> minijinja::Value {
+    minijinja::context! { members => members, runtime_version => env!("CARGO_PKG_VERSION"), runtime_license => env!("CARGO_PKG_LICENSE") }
+}
+
+/// Render every file of the package, the vendored runtime crates included (copied as
+/// they are: their manifests inherit version, edition and license from the workspace).
+pub fn emit_package(pkg: &Package) -> Result<Output, String> {
+    let view = view::package_view(pkg);
     let env = templates::environment();
     let render = |name: &str, ctx: minijinja::Value| -> Result<String, String> {
-        let mut s = env
-            .get_template(name)
-            .and_then(|t| t.render(ctx))
-            .map_err(|e| format!("template {name}: {e:#}"))?;
+        let mut s =
+            env.get_template(name).and_then(|t| t.render(ctx)).map_err(|e| format!("template {name}: {e:#}"))?;
         if !s.ends_with('\n') {
             s.push('\n');
         }
@@ -47,6 +51,14 @@ pub fn emit_package(pkg: &Package, runtime_path: &str) -> Result<Output, String>
     let base = |extra: minijinja::Value| minijinja::value::merge_maps([extra, view_value.clone(), banners.clone()]);
     let mut out = Output::new();
     let py = PathBuf::from("python").join(&pkg.name);
+    let members: Vec<&str> =
+        std::iter::once("rust").chain(crate::runtime_src::VENDORED.iter().map(|(to, _)| *to)).collect();
+    out.insert("Cargo.toml".into(), render("rust/workspace.toml.j2", base(workspace_context(&members)))?);
+    for (to, from) in crate::runtime_src::VENDORED {
+        for (rel, contents) in crate::runtime_src::under(from) {
+            out.insert(PathBuf::from(to).join(rel), contents.to_string());
+        }
+    }
     out.insert("rust/Cargo.toml".into(), render("rust/Cargo.toml.j2", base(minijinja::context! {}))?);
     out.insert("rust/build.rs".into(), render("rust/build.rs.j2", base(minijinja::context! {}))?);
     out.insert("rust/src/lib.rs".into(), rust::handler_lib(pkg, &slash)?);

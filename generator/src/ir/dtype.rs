@@ -96,10 +96,7 @@ fn parse_sig(s: &str, base: usize) -> Result<(Vec<DType>, Vec<DType>), LoopError
     let outs_off = base + ins.len() + 2 + (outs.len() - outs.trim_start().len());
     let (ins, outs) = (ins.trim(), outs.trim());
     if ins.is_empty() || outs.is_empty() {
-        return Err(LoopError::Syntax(format!(
-            "`{}` needs at least one input and one output type",
-            s.trim()
-        )));
+        return Err(LoopError::Syntax(format!("`{}` needs at least one input and one output type", s.trim())));
     }
     let codes = |t: &str, off: usize| {
         t.char_indices()

@@ -11,9 +11,29 @@ pub struct Name {
 }
 
 const CPP_WORDS: &[&str] = &[
-    "auto", "bool", "char", "const", "double", "false", "float", "int", "long", "nullptr",
-    "short", "signed", "sizeof", "static_cast", "reinterpret_cast", "true", "unsigned", "void",
-    "int32_t", "int64_t", "size_t", "NAN", "INFINITY",
+    "auto",
+    "bool",
+    "char",
+    "const",
+    "double",
+    "false",
+    "float",
+    "int",
+    "long",
+    "nullptr",
+    "short",
+    "signed",
+    "sizeof",
+    "static_cast",
+    "reinterpret_cast",
+    "true",
+    "unsigned",
+    "void",
+    "int32_t",
+    "int64_t",
+    "size_t",
+    "NAN",
+    "INFINITY",
 ];
 
 struct Token<'a> {
@@ -62,11 +82,7 @@ fn tokens(src: &str) -> Vec<Token<'_>> {
         } else {
             // Punctuation; keep two-character operators together where they matter.
             let two = src.get(i..i + 2).unwrap_or("");
-            let len = if matches!(two, "::" | "->") {
-                2
-            } else {
-                src[i..].chars().next().map_or(1, char::len_utf8)
-            };
+            let len = if matches!(two, "::" | "->") { 2 } else { src[i..].chars().next().map_or(1, char::len_utf8) };
             out.push(Token { text: &src[i..i + len], offset: i, ident: false });
             i += len;
         }
@@ -106,25 +122,187 @@ pub fn is_identifier(s: &str) -> bool {
 
 /// Python keywords and builtins a generated name must not shadow.
 pub const PY_RESERVED: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-    "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
-    "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return",
-    "try", "while", "with", "yield", "jax", "jnp", "np",
+    "False",
+    "None",
+    "True",
+    "and",
+    "as",
+    "assert",
+    "async",
+    "await",
+    "break",
+    "class",
+    "continue",
+    "def",
+    "del",
+    "elif",
+    "else",
+    "except",
+    "finally",
+    "for",
+    "from",
+    "global",
+    "if",
+    "import",
+    "in",
+    "is",
+    "lambda",
+    "nonlocal",
+    "not",
+    "or",
+    "pass",
+    "raise",
+    "return",
+    "try",
+    "while",
+    "with",
+    "yield",
+    "jax",
+    "jnp",
+    "np",
     // Keyword arguments every generated ufunc takes.
     "overwrite_input",
     // What every generated module defines besides its functions.
-    "EXPORT_TARGETS", "export_disabled_checks", "_spec", "_ufuncs", "_functions",
+    "EXPORT_TARGETS",
+    "export_disabled_checks",
+    "_spec",
+    "_ufuncs",
+    "_functions",
 ];
 
-/// C++ keywords an input name must not be.
+/// C++ keywords (C++20), alternative tokens, and macros of the standard and CUDA headers
+/// the loops include: an input of such a name is a C++ variable that cannot be declared.
+const CPP_RESERVED: &[&str] = &[
+    "alignas",
+    "alignof",
+    "and",
+    "and_eq",
+    "asm",
+    "auto",
+    "bitand",
+    "bitor",
+    "bool",
+    "break",
+    "case",
+    "catch",
+    "char",
+    "char8_t",
+    "char16_t",
+    "char32_t",
+    "class",
+    "compl",
+    "concept",
+    "const",
+    "consteval",
+    "constexpr",
+    "constinit",
+    "const_cast",
+    "continue",
+    "co_await",
+    "co_return",
+    "co_yield",
+    "decltype",
+    "default",
+    "delete",
+    "do",
+    "double",
+    "dynamic_cast",
+    "else",
+    "enum",
+    "explicit",
+    "export",
+    "extern",
+    "false",
+    "float",
+    "for",
+    "friend",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "mutable",
+    "namespace",
+    "new",
+    "noexcept",
+    "not",
+    "not_eq",
+    "nullptr",
+    "operator",
+    "or",
+    "or_eq",
+    "private",
+    "protected",
+    "public",
+    "register",
+    "reinterpret_cast",
+    "requires",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "static_assert",
+    "static_cast",
+    "struct",
+    "switch",
+    "template",
+    "this",
+    "thread_local",
+    "throw",
+    "true",
+    "try",
+    "typedef",
+    "typeid",
+    "typename",
+    "union",
+    "unsigned",
+    "using",
+    "virtual",
+    "void",
+    "volatile",
+    "wchar_t",
+    "while",
+    "xor",
+    "xor_eq",
+    // Macros (<cmath>, <cstddef>, <cerrno>, <cassert>, <climits>, <cfloat>, CUDA).
+    "NULL",
+    "EOF",
+    "errno",
+    "assert",
+    "NAN",
+    "INFINITY",
+    "HUGE_VAL",
+    "HUGE_VALF",
+    "M_PI",
+    "M_E",
+    "EDOM",
+    "ERANGE",
+    "CHAR_BIT",
+    "INT_MAX",
+    "INT_MIN",
+    "LONG_MAX",
+    "DBL_MAX",
+    "DBL_MIN",
+    "DBL_EPSILON",
+    "FLT_MAX",
+    "FLT_MIN",
+    "FLT_EPSILON",
+    "__global__",
+    "__device__",
+    "__host__",
+    "__forceinline__",
+    // Namespaces and types the loops use.
+    "std",
+    "xsf",
+    "int32_t",
+    "int64_t",
+    "size_t",
+];
+
+/// Whether an input name would not be a valid C++ variable in the generated loops.
 pub fn is_cpp_keyword(s: &str) -> bool {
-    CPP_WORDS.contains(&s)
-        || matches!(
-            s,
-            "class" | "delete" | "do" | "else" | "for" | "if" | "new" | "return" | "struct"
-                | "switch" | "template" | "this" | "typename" | "while" | "namespace" | "std"
-                | "xsf" | "operator" | "union" | "using"
-        )
+    CPP_WORDS.contains(&s) || CPP_RESERVED.contains(&s)
 }
 
 #[cfg(test)]
@@ -140,10 +318,7 @@ mod tests {
         assert_eq!(texts(cpp_free_names("xsf::cephes::jv(v, x)")), ["v", "x"]);
         assert_eq!(texts(cpp_free_names("xsf::lambertw(z, 0, 1e-8)")), ["z"]);
         assert_eq!(texts(cpp_free_names("xsf::sici(x, si, ci)")), ["x", "si", "ci"]);
-        assert_eq!(
-            texts(cpp_free_names("xsf::expn(static_cast<int>(n), x) + y")),
-            ["n", "x", "y"]
-        );
+        assert_eq!(texts(cpp_free_names("xsf::expn(static_cast<int>(n), x) + y")), ["n", "x", "y"]);
         assert_eq!(texts(cpp_free_names("std::complex<double>(a.real(), 2.5e+3)")), ["a"]);
     }
 }

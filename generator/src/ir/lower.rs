@@ -4,8 +4,8 @@
 
 use super::dtype::{parse_loop, LoopError};
 use super::expr::{cpp_free_names, is_cpp_keyword, is_identifier, PY_MODULES, PY_RESERVED};
-use super::pyexpr::{self, Use};
 use super::names::is_reserved;
+use super::pyexpr::{self, Use};
 use super::*;
 use crate::diag::{catalog, catalog::Entry, Diagnostics};
 use crate::spec::raw::*;
@@ -15,6 +15,8 @@ use toml::Spanned;
 
 struct Ctx<'a> {
     diags: &'a mut Diagnostics,
+    /// Where headers must exist, when known (the xsf include root of a build).
+    headers_root: Option<&'a std::path::Path>,
 }
 
 impl Ctx<'_> {
@@ -30,13 +32,23 @@ fn inner(span: &Range<usize>, offset: usize, len: usize) -> Range<usize> {
 }
 
 /// Lower and check a parsed spec.
-pub fn lower(raw: RawSpec, spec_path: &str, spec_hash: String, diags: &mut Diagnostics) -> Option<Package> {
-    let mut cx = Ctx { diags };
+pub fn lower(
+    raw: RawSpec,
+    spec_path: &str,
+    spec_hash: String,
+    diags: &mut Diagnostics,
+    headers_root: Option<&std::path::Path>,
+) -> Option<Package> {
+    let mut cx = Ctx { diags, headers_root };
     let Some(pkg) = raw.package else {
         cx.err(raw.doc_span.clone(), catalog::missing_package());
         return None;
     };
-    check_name(&mut cx, "package name", &pkg.name);
+    if check_name(&mut cx, "package name", &pkg.name)
+        && super::pymodules::SHADOWED.contains(&pkg.name.get_ref().as_str())
+    {
+        cx.err(pkg.name.span(), catalog::shadowing_package(pkg.name.get_ref()));
+    }
     let version = pkg.version.get_ref();
     let parts: Vec<&str> = version.split('.').collect();
     if parts.len() != 3 || parts.iter().any(|p| p.is_empty() || !p.chars().all(|c| c.is_ascii_digit())) {
@@ -44,11 +56,14 @@ pub fn lower(raw: RawSpec, spec_path: &str, spec_hash: String, diags: &mut Diagn
     }
     if let Some(src) = &pkg.headers_from {
         if src.get_ref() != "cupy" {
-            cx.err(src.span(), Entry {
-                message: format!("unknown header source `{}`", src.get_ref()),
-                label: "unknown source".into(),
-                help: Some("only \"cupy\" (the CuPy wheel's xsf headers) is supported".into()),
-            });
+            cx.err(
+                src.span(),
+                Entry {
+                    message: format!("unknown header source `{}`", src.get_ref()),
+                    label: "unknown source".into(),
+                    help: Some("only \"cupy\" (the CuPy wheel's xsf headers) is supported".into()),
+                },
+            );
         }
     }
 
@@ -63,9 +78,12 @@ pub fn lower(raw: RawSpec, spec_path: &str, spec_hash: String, diags: &mut Diagn
     let mut seen: BTreeMap<String, Range<usize>> = BTreeMap::new();
     let mut all_names: Vec<&Spanned<String>> = raw.ufuncs.iter().map(|u| &u.name).collect();
     all_names.extend(raw.functions.iter().map(|f| &f.name));
+    let mut folded: BTreeMap<String, String> = BTreeMap::new();
     for n in all_names {
         if seen.insert(n.get_ref().clone(), n.span()).is_some() {
             cx.err(n.span(), catalog::duplicate("function", n.get_ref()));
+        } else if let Some(other) = folded.insert(n.get_ref().to_ascii_lowercase(), n.get_ref().clone()) {
+            cx.err(n.span(), catalog::case_collision("function", n.get_ref(), &other));
         }
     }
     let function_names: Vec<String> = seen.keys().cloned().collect();
@@ -133,6 +151,8 @@ fn check_headers(cx: &mut Ctx, headers: &[Spanned<String>]) -> Vec<String> {
             && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-./".contains(c));
         if !ok {
             cx.err(h.span(), catalog::bad_header(s));
+        } else if cx.headers_root.is_some_and(|r| !r.join(s).is_file()) {
+            cx.err(h.span(), catalog::missing_header_file(s));
         } else if !out.contains(s) {
             out.push(s.clone()); // include order matters in C++: keep the spec's
         }
@@ -140,14 +160,21 @@ fn check_headers(cx: &mut Ctx, headers: &[Spanned<String>]) -> Vec<String> {
     out
 }
 
-fn check_arg_names(cx: &mut Ctx, what: &str, names: &[Spanned<String>], seen: &mut BTreeMap<String, ()>) -> Vec<String> {
+fn check_arg_names(
+    cx: &mut Ctx,
+    what: &str,
+    names: &[Spanned<String>],
+    seen: &mut BTreeMap<String, ()>,
+) -> Vec<String> {
     let mut out = Vec::new();
     for n in names {
         let s = n.get_ref();
         if !is_identifier(s) {
             cx.err(n.span(), catalog::bad_identifier(what, s));
-        } else if is_reserved(s) || is_cpp_keyword(s) || PY_RESERVED.contains(&s.as_str()) {
+        } else if is_reserved(s) || PY_RESERVED.contains(&s.as_str()) {
             cx.err(n.span(), catalog::reserved_name(what, s));
+        } else if is_cpp_keyword(s) {
+            cx.err(n.span(), catalog::cpp_reserved(what, s));
         } else if seen.insert(s.clone(), ()).is_some() {
             cx.err(n.span(), catalog::name_clash_or_dup(what, s));
         }
@@ -235,6 +262,13 @@ fn lower_ufunc(
         }
         nondiff.push(n.get_ref().clone());
     }
+    for (key, value) in [("scipy", &u.scipy), ("cupy", &u.cupy)] {
+        if let Some(v) = value {
+            if !v.get_ref().split('.').all(is_identifier) {
+                cx.err(v.span(), catalog::bad_dotted(key, v.get_ref()));
+            }
+        }
+    }
     let test = u.test.as_ref().map(|t| check_test(cx, t, &inputs)).unwrap_or_default();
     let cuda_stack = match &u.cuda_stack {
         None => 0,
@@ -271,7 +305,6 @@ fn lower_ufunc(
     })
 }
 
-
 /// The largest per-thread device stack a spec may ask for (CUDA's own limit is 512 KiB;
 /// every resident thread reserves it, so more than this is surely a mistake).
 const MAX_CUDA_STACK: u32 = 65536;
@@ -279,6 +312,9 @@ const MAX_CUDA_STACK: u32 = 65536;
 /// A C++ expression (`expr`, `cuda_expr`) over the inputs; with several outputs, a statement
 /// that must assign each of them.
 fn check_expr(cx: &mut Ctx, text: &Spanned<String>, inputs: &[String], outputs: &[String]) -> Expr {
+    if text.get_ref().trim().is_empty() {
+        cx.err(text.span(), catalog::empty_expr());
+    }
     let mut known: Vec<String> = inputs.to_vec();
     if outputs.len() > 1 {
         known.extend(outputs.iter().cloned());
@@ -341,7 +377,13 @@ fn parse_rule(cx: &mut Ctx, rule: &Spanned<String>) -> Option<pyexpr::PyExpr> {
 }
 
 /// A derivative rule's canonical text (None after a diagnostic).
-fn check_derivative(cx: &mut Ctx, rule: &Spanned<String>, inputs: &[String], outputs: &[String], functions: &[String]) -> Option<String> {
+fn check_derivative(
+    cx: &mut Ctx,
+    rule: &Spanned<String>,
+    inputs: &[String],
+    outputs: &[String],
+    functions: &[String],
+) -> Option<String> {
     let expr = parse_rule(cx, rule)?;
     let mut known: Vec<String> = inputs.to_vec();
     known.extend(outputs.iter().cloned());
@@ -473,7 +515,10 @@ fn lower_function(cx: &mut Ctx, f: &RawFunction, default_platforms: &BTreeSet<Pl
         for c in p.choices.iter().flat_map(|c| c.get_ref().iter()) {
             match py_literal(ty, c) {
                 Some(lit) => choices.push(lit),
-                None => cx.err(p.choices.as_ref().map_or(p.name.span(), Spanned::span), catalog::default_type(p.name.get_ref(), p.ty.get_ref())),
+                None => cx.err(
+                    p.choices.as_ref().map_or(p.name.span(), Spanned::span),
+                    catalog::default_type(p.name.get_ref(), p.ty.get_ref()),
+                ),
             }
         }
         params.push(Param { name: p.name.get_ref().clone(), ty, default, choices });
@@ -538,10 +583,10 @@ fn lower_function(cx: &mut Ctx, f: &RawFunction, default_platforms: &BTreeSet<Pl
 fn py_literal(ty: ParamType, v: &toml::Value) -> Option<String> {
     Some(match (ty, v) {
         (ParamType::Int, toml::Value::Integer(i)) => i.to_string(),
-        (ParamType::Float, toml::Value::Float(f)) => format!("{f:?}"),
-        (ParamType::Float, toml::Value::Integer(i)) => format!("{:?}", *i as f64),
+        (ParamType::Float, toml::Value::Float(f)) => crate::emit::escape::py_float(*f),
+        (ParamType::Float, toml::Value::Integer(i)) => crate::emit::escape::py_float(*i as f64),
         (ParamType::Bool, toml::Value::Boolean(b)) => if *b { "True" } else { "False" }.into(),
-        (ParamType::Str, toml::Value::String(s)) => format!("{s:?}"),
+        (ParamType::Str, toml::Value::String(s)) => crate::emit::escape::py_str(s),
         _ => return None,
     })
 }

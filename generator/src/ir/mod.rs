@@ -2,10 +2,11 @@
 //! functions sorted by name. Emitters read only this (through `emit::view`).
 
 pub mod dtype;
-pub mod pyexpr;
 pub mod expr;
 pub mod lower;
 pub mod names;
+pub mod pyexpr;
+pub mod pymodules;
 
 pub use dtype::{DType, Loop};
 use std::collections::{BTreeMap, BTreeSet};

@@ -63,13 +63,13 @@ enum Tok {
 }
 
 const OPS: &[&str] = &[
-    "**", "//", "==", "!=", "<=", ">=", "(", ")", "[", "]", ",", ":", ".", "+", "-", "*", "/", "%", "@", "<", ">",
-    "=", "~",
+    "**", "//", "==", "!=", "<=", ">=", "(", ")", "[", "]", ",", ":", ".", "+", "-", "*", "/", "%", "@", "<", ">", "=",
+    "~",
 ];
 const KEYWORDS: &[&str] = &[
-    "and", "or", "not", "if", "else", "in", "is", "lambda", "for", "async", "await", "yield", "def", "class",
-    "import", "from", "return", "del", "global", "nonlocal", "assert", "pass", "break", "continue", "while",
-    "with", "try", "except", "finally", "raise", "as", "elif",
+    "and", "or", "not", "if", "else", "in", "is", "lambda", "for", "async", "await", "yield", "def", "class", "import",
+    "from", "return", "del", "global", "nonlocal", "assert", "pass", "break", "continue", "while", "with", "try",
+    "except", "finally", "raise", "as", "elif",
 ];
 /// Keywords that may stand in an expression (as operators or constants).
 const EXPR_KEYWORDS: &[&str] = &["and", "or", "not", "if", "else", "in", "is"];
@@ -93,7 +93,11 @@ fn lex(src: &str) -> Result<Vec<(Tok, usize, usize)>, SyntaxError> {
             }
             let word = &src[start..i];
             if i < b.len() && (b[i] == b'"' || b[i] == b'\'') {
-                return err(format!("string prefix `{word}` is not supported in rules (plain quotes only)"), start, i - start + 1);
+                return err(
+                    format!("string prefix `{word}` is not supported in rules (plain quotes only)"),
+                    start,
+                    i - start + 1,
+                );
             }
             out.push((Tok::Name(word.to_string()), start, i - start));
         } else if c.is_ascii_digit() || (c == '.' && i + 1 < b.len() && (b[i + 1] as char).is_ascii_digit()) {
@@ -131,7 +135,13 @@ fn lex(src: &str) -> Result<Vec<(Tok, usize, usize)>, SyntaxError> {
                         Some(b'"') => '"',
                         Some(b'n') => '\n',
                         Some(b't') => '\t',
-                        _ => return err("only \\\\, \\', \\\", \\n and \\t escapes are supported in rule strings".into(), i, 2),
+                        _ => {
+                            return err(
+                                "only \\\\, \\', \\\", \\n and \\t escapes are supported in rule strings".into(),
+                                i,
+                                2,
+                            )
+                        }
                     });
                     i += 2;
                     continue;
@@ -156,8 +166,14 @@ fn lex(src: &str) -> Result<Vec<(Tok, usize, usize)>, SyntaxError> {
 fn valid_number(t: &str) -> bool {
     let t = t.replace('_', "");
     let t = t.strip_suffix(['j', 'J']).unwrap_or(&t);
-    t.parse::<f64>().is_ok() && !t.starts_with('+') && !t.starts_with('-') && !t.to_ascii_lowercase().contains("inf") && !t.to_ascii_lowercase().contains("nan")
-        || t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).is_some_and(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit()))
+    t.parse::<f64>().is_ok()
+        && !t.starts_with('+')
+        && !t.starts_with('-')
+        && !t.to_ascii_lowercase().contains("inf")
+        && !t.to_ascii_lowercase().contains("nan")
+        || t.strip_prefix("0x")
+            .or_else(|| t.strip_prefix("0X"))
+            .is_some_and(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit()))
 }
 
 struct Parser {
@@ -295,7 +311,13 @@ impl Parser {
     fn arith(&mut self) -> PResult<PyExpr> {
         let mut left = self.term()?;
         loop {
-            let op = if self.is_op("+") { "+" } else if self.is_op("-") { "-" } else { break };
+            let op = if self.is_op("+") {
+                "+"
+            } else if self.is_op("-") {
+                "-"
+            } else {
+                break;
+            };
             self.bump();
             left = PyExpr::Binary(Box::new(left), op, Box::new(self.term()?));
         }
@@ -435,7 +457,11 @@ impl Parser {
             Tok::Name(n) if EXPR_KEYWORDS.contains(&n.as_str()) || KEYWORDS.contains(&n.as_str()) => {
                 if KEYWORDS.contains(&n.as_str()) && !EXPR_KEYWORDS.contains(&n.as_str()) {
                     let (offset, len) = self.at();
-                    return Err(SyntaxError { message: format!("`{n}` is not allowed in a rule (one expression only)"), offset, len });
+                    return Err(SyntaxError {
+                        message: format!("`{n}` is not allowed in a rule (one expression only)"),
+                        offset,
+                        len,
+                    });
                 }
                 self.error("an expression")
             }
@@ -513,7 +539,9 @@ pub fn names(e: &PyExpr) -> Vec<(String, usize, Use)> {
         match e {
             PyExpr::Name(n, at) if !CONSTANTS.contains(&n.as_str()) => out.push((n.clone(), *at, how)),
             PyExpr::Name(..) | PyExpr::Num(_) | PyExpr::Str(_) => {}
-            PyExpr::Tuple(v) | PyExpr::List(v) | PyExpr::BoolOp(_, v) => v.iter().for_each(|x| walk(x, out, Use::Variable)),
+            PyExpr::Tuple(v) | PyExpr::List(v) | PyExpr::BoolOp(_, v) => {
+                v.iter().for_each(|x| walk(x, out, Use::Variable))
+            }
             PyExpr::Attr(b, _) => walk(b, out, Use::Attribute),
             PyExpr::Call(f, args) => {
                 walk(f, out, Use::Call);
@@ -528,7 +556,9 @@ pub fn names(e: &PyExpr) -> Vec<(String, usize, Use)> {
                 for i in idx {
                     match i {
                         Index::Expr(x) => walk(x, out, Use::Variable),
-                        Index::Slice(a, b, c) => [a, b, c].into_iter().flatten().for_each(|x| walk(x, out, Use::Variable)),
+                        Index::Slice(a, b, c) => {
+                            [a, b, c].into_iter().flatten().for_each(|x| walk(x, out, Use::Variable))
+                        }
                     }
                 }
             }
@@ -727,7 +757,15 @@ mod tests {
         let got: Vec<(&str, Use)> = n.iter().map(|(s, _, u)| (s.as_str(), *u)).collect();
         assert_eq!(
             got,
-            [("jnp", Use::Attribute), ("x", Use::Variable), ("digamma", Use::Call), ("a", Use::Variable), ("out", Use::Variable), ("f", Use::Call), ("v", Use::Variable)]
+            [
+                ("jnp", Use::Attribute),
+                ("x", Use::Variable),
+                ("digamma", Use::Call),
+                ("a", Use::Variable),
+                ("out", Use::Variable),
+                ("f", Use::Call),
+                ("v", Use::Variable)
+            ]
         );
         assert_eq!(n[1].1, 10); // byte offset of `x`
     }

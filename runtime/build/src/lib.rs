@@ -8,10 +8,19 @@ use std::path::{Path, PathBuf};
 /// Compile the host loop sources (C++17 over xsf, -O3) into the static library `name`.
 /// Include directories come from bridgegen-runtime (`DEP_BRIDGEGEN_RUNTIME_*`).
 pub fn host_loops(name: &str, sources: &[&str]) {
-    let xsf = std::env::var("DEP_BRIDGEGEN_RUNTIME_XSF_INCLUDE").expect("bridgegen-runtime exports the xsf include dir");
-    let runtime = std::env::var("DEP_BRIDGEGEN_RUNTIME_INCLUDE").expect("bridgegen-runtime exports its C++ include dir");
+    let xsf =
+        std::env::var("DEP_BRIDGEGEN_RUNTIME_XSF_INCLUDE").expect("bridgegen-runtime exports the xsf include dir");
+    let runtime =
+        std::env::var("DEP_BRIDGEGEN_RUNTIME_INCLUDE").expect("bridgegen-runtime exports its C++ include dir");
     let mut build = cc::Build::new();
-    build.cpp(true).std("c++17").opt_level(3).include(&xsf).include(&runtime).warnings(false).flag_if_supported("-fno-math-errno");
+    build
+        .cpp(true)
+        .std("c++17")
+        .opt_level(3)
+        .include(&xsf)
+        .include(&runtime)
+        .warnings(false)
+        .flag_if_supported("-fno-math-errno");
     // The loops are one translation unit (xsf headers define non-`inline` functions), and
     // GCC caps how much a large unit may grow by inlining: without lifting the cap each
     // function gets less inlining than it would alone (erf 15 % slower at 1e7, kv 4 %).
@@ -66,7 +75,11 @@ fn kernels_rs(functions: &[(&str, &str)], dir: Option<&Path>) -> String {
         for f in &files {
             let Some((arch, kind, num)) = image_name(f, name) else { continue };
             let path = dir.expect("files come from dir").join(f);
-            let _ = writeln!(out, "    Image {{ arch: {num}, kind: ImageKind::{kind}, data: include_bytes!({:?}) }},", path.display().to_string());
+            let _ = writeln!(
+                out,
+                "    Image {{ arch: {num}, kind: ImageKind::{kind}, data: include_bytes!({:?}) }},",
+                path.display().to_string()
+            );
             archs.push(arch);
         }
         out.push_str("];\n");

@@ -80,11 +80,23 @@ def check_build(package: str, lib: ctypes.CDLL, spec: ModuleType) -> None:
     if lo is None:
         return
     have = importlib.metadata.version("jaxlib")
-    if not (_version(lo) <= _version(have) <= _version(hi)):
+    excluded = in_lib.get("jaxlib_excluded", [])
+    if _version(have) > _version(hi):
         raise ImportError(
-            f"{package} supports jaxlib {lo} to {hi} (it was built against jaxlib {in_lib.get('jaxlib')}), "
-            f"but this environment has jaxlib {have}. Rebuild it for this jaxlib: "
-            f"`bridgegen build <spec of {package}> --jaxlib {have} --install`"
+            f"{package} was tested with jaxlib {lo} to {hi}; this environment has jaxlib {have}, newer than that. "
+            f"Install a tested jax: pip install 'jax<={hi}' 'jaxlib<={hi}'; or, once your own tests pass on "
+            f"{have}, rebuild admitting it: `bridgegen build <spec of {package}> --jaxlib-newest {have} --install` "
+            "(docs/releasing.md)"
+        )
+    if _version(have) < _version(lo):
+        raise ImportError(
+            f"{package} needs jaxlib {lo} or newer (the first whose FFI takes its handlers); this environment "
+            f"has jaxlib {have}: pip install -U 'jax>={lo}' 'jaxlib>={lo}'"
+        )
+    if have in excluded:
+        raise ImportError(
+            f"{package} was not tested with jaxlib {have} (it admits {lo} to {hi} except {', '.join(excluded)}): "
+            f"install a tested release, e.g. pip install 'jax=={hi}' 'jaxlib=={hi}'"
         )
 
 

@@ -21,7 +21,11 @@ impl Broadcast {
         for (k, d) in dims.iter().enumerate() {
             let what = || if k < nin { format!("input {k}") } else { format!("output {}", k - nin) };
             if d.len() > rank {
-                return Err(FfiError::invalid(format!("{} has rank {}, more than the output's {rank}", what(), d.len())));
+                return Err(FfiError::invalid(format!(
+                    "{} has rank {}, more than the output's {rank}",
+                    what(),
+                    d.len()
+                )));
             }
             // Row-major element strides, right-aligned against the output.
             let mut s = vec![0i64; rank];
@@ -34,7 +38,10 @@ impl Broadcast {
                 } else if n == 1 {
                     s[off + a] = 0;
                 } else {
-                    return Err(FfiError::invalid(format!("{} of shape {d:?} does not broadcast to {out_shape:?}", what())));
+                    return Err(FfiError::invalid(format!(
+                        "{} of shape {d:?} does not broadcast to {out_shape:?}",
+                        what()
+                    )));
                 }
                 step *= n;
             }

@@ -65,7 +65,6 @@ impl Drop for InFlight {
     }
 }
 
-
 struct State<'c, 'a> {
     call: &'c Call<'a>,
     allocations: Vec<(*mut c_void, usize)>,
@@ -107,19 +106,18 @@ fn run(call: &Call, platform: i32, graph_safe: bool) -> Result<(), FfiError> {
     // SAFETY: only `bg_callback_set_dispatcher` stores non-zero values, all Dispatchers.
     let dispatcher: Dispatcher = unsafe { std::mem::transmute::<usize, Dispatcher>(addr) };
     let id = call.attr_i64("callback_id")?;
-    let (stream, device) = if platform == CUDA {
-        (call.stream()?, call.device_ordinal()?)
-    } else {
-        (std::ptr::null_mut(), 0)
-    };
+    let (stream, device) =
+        if platform == CUDA { (call.stream()?, call.device_ordinal()?) } else { (std::ptr::null_mut(), 0) };
     let describe = |b: crate::frame::Buffer| CallbackBuffer {
         data: b.data as *mut c_void,
         dtype: b.dtype,
         rank: b.dims.len() as i64,
         dims: b.dims.as_ptr(),
     };
-    let args: Vec<CallbackBuffer> = (0..call.num_args()).map(|i| call.arg(i).map(describe)).collect::<Result<_, _>>()?;
-    let rets: Vec<CallbackBuffer> = (0..call.num_rets()).map(|i| call.ret(i).map(describe)).collect::<Result<_, _>>()?;
+    let args: Vec<CallbackBuffer> =
+        (0..call.num_args()).map(|i| call.arg(i).map(describe)).collect::<Result<_, _>>()?;
+    let rets: Vec<CallbackBuffer> =
+        (0..call.num_rets()).map(|i| call.ret(i).map(describe)).collect::<Result<_, _>>()?;
     let mut state = State { call, allocations: Vec::new(), failure: None, capturing: false };
     // Allocated per dispatch, so a replayed graph_safe call allocates no error buffer.
     let dispatch = |state: &mut State, stream: *mut c_void| {

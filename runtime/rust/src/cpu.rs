@@ -3,8 +3,8 @@
 //! that are contiguous for every operand, and run the C++ strided loop over slices of the
 //! flattened index space, in parallel for large arrays.
 
-use crate::broadcast::Broadcast;
 use crate::abi::DType;
+use crate::broadcast::Broadcast;
 use crate::elementwise;
 use crate::ffi::{XLA_FFI_CallFrame, XLA_FFI_Error};
 use crate::frame::{entry, Buffer, Call, FfiError};
@@ -143,11 +143,8 @@ impl Plan {
         let dims: Vec<&[i64]> = bufs.iter().map(|b| b.dims).collect();
         let Broadcast { shape, strides } = Broadcast::new(&dims, out_shape, nin)?;
         // The C++ loops step in bytes.
-        let strides = strides
-            .into_iter()
-            .zip(types)
-            .map(|(s, t)| s.into_iter().map(|x| x * t.size() as i64).collect())
-            .collect();
+        let strides =
+            strides.into_iter().zip(types).map(|(s, t)| s.into_iter().map(|x| x * t.size() as i64).collect()).collect();
         let total = shape.iter().product();
         Ok(Plan { shape, strides, ptrs: bufs.iter().map(|b| b.data as usize).collect(), total })
     }

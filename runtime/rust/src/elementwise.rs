@@ -30,7 +30,12 @@ pub fn operands<'a>(call: &Call<'a>, nin: usize, nout: usize) -> Result<Vec<Buff
 }
 
 /// The index of the loop whose types (inputs then outputs) equal the operands' dtypes.
-pub fn find_loop<L>(loops: &[L], types: impl Fn(&L) -> &[DType], bufs: &[Buffer], nin: usize) -> Result<usize, FfiError> {
+pub fn find_loop<L>(
+    loops: &[L],
+    types: impl Fn(&L) -> &[DType],
+    bufs: &[Buffer],
+    nin: usize,
+) -> Result<usize, FfiError> {
     let have = || bufs.iter().map(|b| b.dtype);
     loops.iter().position(|l| types(l).iter().map(|t| t.code()).eq(have())).ok_or_else(|| {
         let known: Vec<String> = loops.iter().map(|l| signature(types(l).iter().map(|t| t.code()), nin)).collect();

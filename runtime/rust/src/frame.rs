@@ -72,7 +72,12 @@ impl<'a> Call<'a> {
         unsafe {
             let types = slice(a.types, a.size);
             let ptrs = slice(a.args, a.size);
-            buffer(*types.get(i).ok_or_else(|| FfiError::invalid(format!("missing argument {i}")))?, ptrs[i], "argument", i)
+            buffer(
+                *types.get(i).ok_or_else(|| FfiError::invalid(format!("missing argument {i}")))?,
+                ptrs[i],
+                "argument",
+                i,
+            )
         }
     }
     /// The platform stream of the call (`CUstream` on CUDA), from `XLA_FFI_Stream_Get`.
@@ -118,7 +123,11 @@ impl<'a> Call<'a> {
             return Ok(());
         }
         if let Some(destroy) = self.api()?.XLA_FFI_Error_Destroy {
-            let mut args = XLA_FFI_Error_Destroy_Args { struct_size: ERROR_DESTROY_ARGS_SIZE, extension_start: std::ptr::null_mut(), error: err };
+            let mut args = XLA_FFI_Error_Destroy_Args {
+                struct_size: ERROR_DESTROY_ARGS_SIZE,
+                extension_start: std::ptr::null_mut(),
+                error: err,
+            };
             // SAFETY: err was returned by XLA and is destroyed once.
             unsafe { destroy(&mut args) };
         }
@@ -168,7 +177,10 @@ impl<'a> Call<'a> {
     }
 
     pub fn free(&self, data: *mut std::ffi::c_void, size: usize) -> Result<(), FfiError> {
-        let free = self.api()?.XLA_FFI_DeviceMemory_Free.ok_or_else(|| FfiError::internal("XLA_FFI_DeviceMemory_Free is missing"))?;
+        let free = self
+            .api()?
+            .XLA_FFI_DeviceMemory_Free
+            .ok_or_else(|| FfiError::internal("XLA_FFI_DeviceMemory_Free is missing"))?;
         let mut args = XLA_FFI_DeviceMemory_Free_Args {
             struct_size: DEVICE_MEMORY_FREE_ARGS_SIZE,
             extension_start: std::ptr::null_mut(),
@@ -266,12 +278,19 @@ pub unsafe fn entry_staged(
         return std::ptr::null_mut();
     }
     let result = if frame.struct_size < CALL_FRAME_MIN_SIZE {
-        Err(FfiError::internal(format!("call frame of {} bytes is smaller than {CALL_FRAME_MIN_SIZE}", frame.struct_size)))
+        Err(FfiError::internal(format!(
+            "call frame of {} bytes is smaller than {CALL_FRAME_MIN_SIZE}",
+            frame.struct_size
+        )))
     } else {
         let call = Call { frame };
         match frame.stage {
-            stage::EXECUTE => catch_unwind(AssertUnwindSafe(|| execute(&call))).unwrap_or_else(|p| Err(panic_message(p))),
-            stage::INSTANTIATE => catch_unwind(AssertUnwindSafe(|| instantiate(&call))).unwrap_or_else(|p| Err(panic_message(p))),
+            stage::EXECUTE => {
+                catch_unwind(AssertUnwindSafe(|| execute(&call))).unwrap_or_else(|p| Err(panic_message(p)))
+            }
+            stage::INSTANTIATE => {
+                catch_unwind(AssertUnwindSafe(|| instantiate(&call))).unwrap_or_else(|p| Err(panic_message(p)))
+            }
             stage::PREPARE | stage::INITIALIZE => Ok(()),
             other => Err(FfiError { code: errc::UNIMPLEMENTED, message: format!("unknown execution stage {other}") }),
         }

@@ -26,4 +26,3 @@ pub mod ffi;
 pub mod frame;
 
 pub use abi::{DType, REPORTED_API_VERSION};
-

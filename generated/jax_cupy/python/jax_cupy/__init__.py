@@ -48,7 +48,7 @@ def fftconvolve(in1, in2, /, *, mode="full"):
     """Convolve two 1-D signals with FFTs. Allocates its FFT buffers and cuFFT work area inside the call (no out= argument).
 
     Runs ``cupyx.scipy.signal.fftconvolve`` on CuPy views of XLA's device buffers (GPU), ``scipy.signal.fftconvolve`` on NumPy views (CPU), inside ``jax.jit``.
-    ``mode``: one of "full", "valid", "same".
+    ``mode``: one of \"full\", \"valid\", \"same\".
     Platforms: cpu, cuda.
     """
     return _functions["fftconvolve"](in1, in2, mode=mode)
@@ -58,7 +58,7 @@ def gaussian_filter(x, /, *, sigma=1.0, mode="reflect", truncate=4.0):
     """Multidimensional Gaussian filter.
 
     Runs ``cupyx.scipy.ndimage.gaussian_filter`` on CuPy views of XLA's device buffers (GPU), ``scipy.ndimage.gaussian_filter`` on NumPy views (CPU), inside ``jax.jit``.
-    ``mode``: one of "reflect", "constant", "nearest", "mirror", "wrap".
+    ``mode``: one of \"reflect\", \"constant\", \"nearest\", \"mirror\", \"wrap\".
     Platforms: cpu, cuda.
     """
     return _functions["gaussian_filter"](x, sigma=sigma, mode=mode, truncate=truncate)
@@ -104,7 +104,7 @@ def median_filter(x, /, *, size=3, mode="reflect"):
     """Multidimensional median filter over a cubic window.
 
     Runs ``cupyx.scipy.ndimage.median_filter`` on CuPy views of XLA's device buffers (GPU), ``scipy.ndimage.median_filter`` on NumPy views (CPU), inside ``jax.jit``.
-    ``mode``: one of "reflect", "constant", "nearest", "mirror", "wrap".
+    ``mode``: one of \"reflect\", \"constant\", \"nearest\", \"mirror\", \"wrap\".
     Platforms: cpu, cuda.
     """
     return _functions["median_filter"](x, size=size, mode=mode)

@@ -77,7 +77,8 @@ unsafe impl Sync for Driver {}
 impl Driver {
     fn open() -> Result<Driver, String> {
         // SAFETY: loading the CUDA driver runs no initialisers with preconditions.
-        let lib = unsafe { Library::new("libcuda.so.1") }.map_err(|e| format!("cannot load the CUDA driver libcuda.so.1: {e}"))?;
+        let lib = unsafe { Library::new("libcuda.so.1") }
+            .map_err(|e| format!("cannot load the CUDA driver libcuda.so.1: {e}"))?;
         macro_rules! sym {
             ($name:literal) => {
                 // SAFETY: the symbol has the C signature of the field it is stored in.

@@ -8,8 +8,8 @@ pub mod driver;
 pub mod module;
 pub mod replay;
 
-use crate::broadcast::Broadcast;
 use crate::abi::DType;
+use crate::broadcast::Broadcast;
 use crate::elementwise;
 use crate::ffi::{XLA_FFI_CallFrame, XLA_FFI_Error, COMMAND_BUFFER_COMPATIBLE};
 use crate::frame::{entry_staged, Call, FfiError};
@@ -37,7 +37,13 @@ const GEOMETRY_WORDS: usize = 2 + MAX_DIMS * (1 + MAX_INPUTS);
 /// # Safety
 /// `frame` must be the call frame XLA passed to the handler.
 pub unsafe fn run_ufunc(frame: *mut XLA_FFI_CallFrame, uf: &Ufunc) -> *mut XLA_FFI_Error {
-    entry_staged(frame, uf.name, COMMAND_BUFFER_COMPATIBLE, |_| uf.module.load_on_active_devices(), |call| execute(call, uf))
+    entry_staged(
+        frame,
+        uf.name,
+        COMMAND_BUFFER_COMPATIBLE,
+        |_| uf.module.load_on_active_devices(),
+        |call| execute(call, uf),
+    )
 }
 
 /// `bridgegen::Geometry<nin>` of kernel.cuh as 64-bit words: n, ndim, shape[8],
@@ -140,7 +146,10 @@ fn execute(call: &Call, uf: &Ufunc) -> Result<(), FfiError> {
     };
     if rc != CUDA_SUCCESS {
         // Formatted only on failure: this runs on every call.
-        return Err(FfiError::internal(format!("launching the kernel on device {ordinal} failed: {}", d.error_name(rc))));
+        return Err(FfiError::internal(format!(
+            "launching the kernel on device {ordinal} failed: {}",
+            d.error_name(rc)
+        )));
     }
     Ok(())
 }

@@ -156,7 +156,12 @@ pub fn primary_context(d: &Driver, ordinal: i32) -> Result<CUcontext, FfiError> 
 }
 
 impl Module {
-    pub const fn new(name: &'static str, images: &'static [Image], kernels: &'static [&'static CStr], stack: usize) -> Module {
+    pub const fn new(
+        name: &'static str,
+        images: &'static [Image],
+        kernels: &'static [&'static CStr],
+        stack: usize,
+    ) -> Module {
         Module { name, images, kernels, stack, devices: [const { OnceLock::new() }; MAX_DEVICES] }
     }
 
@@ -196,7 +201,10 @@ impl Module {
             let mut dev: CUdevice = 0;
             d.check(unsafe { (d.cuDeviceGet)(&mut dev, ordinal) }, "cuDeviceGet")?;
             let (mut flags, mut active): (c_uint, c_int) = (0, 0);
-            d.check(unsafe { (d.cuDevicePrimaryCtxGetState)(dev, &mut flags, &mut active) }, "cuDevicePrimaryCtxGetState")?;
+            d.check(
+                unsafe { (d.cuDevicePrimaryCtxGetState)(dev, &mut flags, &mut active) },
+                "cuDevicePrimaryCtxGetState",
+            )?;
             if active != 0 {
                 self.load(ordinal)?;
             }
@@ -239,9 +247,15 @@ impl Module {
             let mut kernels = Vec::with_capacity(self.kernels.len());
             for name in self.kernels {
                 let mut function: CUfunction = std::ptr::null_mut();
-                d.check((d.cuModuleGetFunction)(&mut function, module, name.as_ptr()), &format!("cuModuleGetFunction({name:?})"))?;
+                d.check(
+                    (d.cuModuleGetFunction)(&mut function, module, name.as_ptr()),
+                    &format!("cuModuleGetFunction({name:?})"),
+                )?;
                 let mut max_threads: c_int = 0;
-                d.check((d.cuFuncGetAttribute)(&mut max_threads, FUNC_ATTR_MAX_THREADS_PER_BLOCK, function), "cuFuncGetAttribute")?;
+                d.check(
+                    (d.cuFuncGetAttribute)(&mut max_threads, FUNC_ATTR_MAX_THREADS_PER_BLOCK, function),
+                    "cuFuncGetAttribute",
+                )?;
                 kernels.push(Kernel { function, block: BLOCK.min(max_threads).max(1) as u32 });
             }
             // The module stays loaded for the life of the process, like the library.
@@ -254,10 +268,8 @@ impl Module {
 mod tests {
     use super::*;
 
-    const IMAGES: &[Image] = &[
-        Image { arch: 90, kind: ImageKind::Cubin, data: b"" },
-        Image { arch: 80, kind: ImageKind::Ptx, data: b"" },
-    ];
+    const IMAGES: &[Image] =
+        &[Image { arch: 90, kind: ImageKind::Cubin, data: b"" }, Image { arch: 80, kind: ImageKind::Ptx, data: b"" }];
 
     #[test]
     fn picks_cubin_of_same_major_else_ptx() {

@@ -69,7 +69,7 @@ def gaussian_filter(x, /, *, sigma=1.0, mode="reflect"):
     """gaussian_filter.
 
     Runs ``cupyx.scipy.ndimage.gaussian_filter`` on CuPy views of XLA's device buffers (GPU), ``scipy.ndimage.gaussian_filter`` on NumPy views (CPU), inside ``jax.jit``.
-    ``mode``: one of "reflect", "constant".
+    ``mode``: one of \"reflect\", \"constant\".
     Platforms: cpu, cuda.
     """
     return _functions["gaussian_filter"](x, sigma=sigma, mode=mode)

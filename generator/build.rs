@@ -1,0 +1,80 @@
+//! Embeds the runtime's sources (its two crates, its Python package, its ABI declaration)
+//! into the binary, so that an installed `bridgegen` never reads its checkout: `generate`
+//! vendors the crates into each generated package and `build` packages the runtime from
+//! them. Only source files are taken (no build outputs, caches or stray libraries), in a
+//! fixed order, so the binary and what it writes do not depend on the checkout's state.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// (directory under the repository root, file suffixes taken; "" takes files without one).
+const TREES: &[(&str, &[&str])] = &[
+    ("runtime/rust", &[".rs", ".toml", ".hpp", ".cuh", ""]),
+    ("runtime/build", &[".rs", ".toml"]),
+    ("runtime/python/jax_cupy_bridge", &[".py"]),
+];
+
+fn walk(dir: &Path, suffixes: &[&str], out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> =
+        std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let ty = e.file_type().expect("file type");
+        if name.starts_with('.') || name == "target" || name == "__pycache__" || ty.is_symlink() {
+            continue;
+        }
+        if ty.is_dir() {
+            walk(&e.path(), suffixes, out);
+        } else if suffixes.iter().any(|s| if s.is_empty() { !name.contains('.') } else { name.ends_with(s) }) {
+            out.push(e.path());
+        }
+    }
+}
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("repository root").to_path_buf();
+    let mut files = vec![root.join("runtime/abi.toml")];
+    for (dir, suffixes) in TREES {
+        println!("cargo:rerun-if-changed={}", root.join(dir).display());
+        walk(&root.join(dir), suffixes, &mut files);
+    }
+    println!("cargo:rerun-if-changed={}", root.join("runtime/abi.toml").display());
+    let mut src = String::from("/// The runtime's sources: (path under the repository root, contents).\npub static FILES: &[(&str, &str)] = &[\n");
+    for f in &files {
+        let rel = f.strip_prefix(&root).expect("under the root").to_string_lossy().replace('\\', "/");
+        writeln!(src, "    ({rel:?}, include_str!({:?})),", f.display().to_string()).unwrap();
+    }
+    src.push_str("];\n");
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
+    std::fs::write(out_dir.join("embedded.rs"), src).expect("write embedded.rs");
+
+    // One test per UI and golden case (tests/ui.rs, tests/golden.rs include these), so each
+    // runs, fails and reruns by name.
+    let ui = root.join("tests/ui");
+    println!("cargo:rerun-if-changed={}", ui.display());
+    let mut cases: Vec<String> = std::fs::read_dir(&ui)
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.file_name().to_string_lossy().strip_suffix(".toml").map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    cases.sort();
+    let tests: String = cases.iter().map(|c| format!("#[test]\nfn ui_{c}() {{\n    check_ui({c:?});\n}}\n")).collect();
+    std::fs::write(out_dir.join("ui_cases.rs"), tests).expect("write ui_cases.rs");
+    let golden = root.join("tests/golden");
+    println!("cargo:rerun-if-changed={}", golden.display());
+    let mut cases: Vec<String> = std::fs::read_dir(&golden)
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.path().join("spec.toml").is_file())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    cases.sort();
+    let tests: String =
+        cases.iter().map(|c| format!("#[test]\nfn golden_{c}() {{\n    check_case({c:?});\n}}\n")).collect();
+    std::fs::write(out_dir.join("golden_cases.rs"), tests).expect("write golden_cases.rs");
+}

@@ -1,0 +1,140 @@
+//! `bridgegen sdist`: source distributions of a generated package and of the runtime.
+//! Each holds a Cargo workspace with the runtime crates vendored, its Python, PKG-INFO,
+//! and a pyproject.toml whose in-tree PEP 517 backend (templates/python/backend.py.j2)
+//! builds the wheel with `bridgegen` against the jaxlib of the Python building it.
+//! Archives are deterministic (sorted entries, fixed times and owners) and written beside
+//! their final name, then renamed.
+
+use crate::emit::escape::{metadata_line, py_str};
+use crate::error::Error;
+use crate::{runtime_src, templates};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The runtime's distribution name, in file names and METADATA.
+const RUNTIME: (&str, &str) = ("jax_cupy_bridge", "jax-cupy-bridge");
+
+type Files = BTreeMap<String, (Vec<u8>, bool)>;
+
+fn banner(what: &str) -> String {
+    format!(
+        "# {} {} for {what}. Do not edit: run `bridgegen sdist`.",
+        crate::emit::BANNER_MARK,
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+fn pyproject(dist: &str, version: &str, summary: &str, deps: &[String]) -> String {
+    let deps: Vec<String> = deps.iter().map(|d| py_str(d)).collect();
+    format!(
+        "{}\n[build-system]\n# The backend runs the bridgegen CLI; build with --no-build-isolation where jax is installed.\nrequires = [{}]\nbuild-backend = \"bridgegen_backend\"\nbackend-path = [\".\"]\n\n[project]\nname = {}\nversion = {}\ndescription = {}\nrequires-python = \">=3.10\"\ndependencies = [{}]\n",
+        banner(dist),
+        py_str(&format!("bridgegen=={}", env!("CARGO_PKG_VERSION"))),
+        py_str(dist),
+        py_str(version),
+        py_str(&metadata_line(summary)),
+        deps.join(", ")
+    )
+}
+
+fn pkg_info(dist: &str, version: &str, summary: &str, deps: &[String]) -> String {
+    let mut s = format!(
+        "Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: {}\nRequires-Python: >=3.10\n",
+        metadata_line(dist),
+        metadata_line(version),
+        metadata_line(summary)
+    );
+    for d in deps {
+        s.push_str(&format!("Requires-Dist: {}\n", metadata_line(d)));
+    }
+    s
+}
+
+fn backend(kind: &str, spec: &str, sdist_name: &str) -> Result<String, Error> {
+    let env = templates::environment();
+    let ctx = minijinja::context! {
+        banner_hash => banner(sdist_name), kind => kind, spec => spec, sdist_name => sdist_name,
+        bridgegen_version => env!("CARGO_PKG_VERSION"),
+    };
+    env.get_template("python/backend.py.j2")
+        .and_then(|t| t.render(ctx))
+        .map_err(|e| Error::Internal(format!("backend template: {e:#}")))
+}
+
+/// Write `files` as `<out>/<stem>.tar.gz`, every path under `<stem>/`.
+fn write_tar_gz(out: &Path, stem: &str, files: &Files) -> Result<PathBuf, Error> {
+    std::fs::create_dir_all(out).map_err(|source| Error::Io { path: out.into(), source })?;
+    let path = out.join(format!("{stem}.tar.gz"));
+    let partial = out.join(format!(".{stem}.tar.gz.partial"));
+    let io = |source| Error::Io { path: partial.clone(), source };
+    let file = std::fs::File::create(&partial).map_err(io)?;
+    let gz = flate2::GzBuilder::new().mtime(0).write(file, flate2::Compression::default());
+    let mut tar = tar::Builder::new(gz);
+    for (rel, (data, executable)) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(data.len() as u64);
+        header.set_mode(if *executable { 0o755 } else { 0o644 });
+        header.set_mtime(0);
+        header.set_uid(0);
+        header.set_gid(0);
+        header.set_entry_type(tar::EntryType::Regular);
+        tar.append_data(&mut header, format!("{stem}/{rel}"), data.as_slice()).map_err(io)?;
+    }
+    tar.into_inner().and_then(|gz| gz.finish()).map_err(io)?;
+    std::fs::rename(&partial, &path).map_err(|source| Error::Io { path: path.clone(), source })?;
+    Ok(path)
+}
+
+fn add(files: &mut Files, rel: impl Into<String>, text: impl Into<Vec<u8>>) {
+    files.insert(rel.into(), (text.into(), false));
+}
+
+/// `bridgegen sdist SPEC`: the package's and the runtime's source distributions.
+pub fn sdist(spec: &Path, out: &Path) -> Result<Vec<PathBuf>, Error> {
+    let source = crate::fs::read(spec)?;
+    let spec_name = spec.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "spec.toml".into());
+    // Generated as the backend regenerates it: from the sdist's root, the spec beside.
+    let pkg = crate::load_str(&spec_name, &source)?;
+    let (range, runtime_version) = (super::headers::requires_jaxlib(), env!("CARGO_PKG_VERSION"));
+    let deps = vec![format!("jax{range}"), format!("jaxlib{range}"), format!("{}=={runtime_version}", RUNTIME.1)];
+    let dist = pkg.name.replace('_', "-");
+    let stem = format!("{}-{}", pkg.name, pkg.version);
+
+    let mut files = Files::new();
+    for (rel, text) in crate::render(&pkg)? {
+        add(&mut files, rel.to_string_lossy().replace('\\', "/"), text);
+    }
+    add(&mut files, spec_name.clone(), source);
+    add(&mut files, "pyproject.toml", pyproject(&dist, &pkg.version, &pkg.summary, &deps));
+    add(&mut files, "PKG-INFO", pkg_info(&dist, &pkg.version, &pkg.summary, &deps));
+    add(&mut files, "bridgegen_backend.py", backend("package", &spec_name, &format!("{stem}.tar.gz"))?);
+    let package = write_tar_gz(out, &stem, &files)?;
+
+    // The runtime: its crate vendored as in a package, its Python beside.
+    let mut files = Files::new();
+    let (vendor_to, vendor_from) = runtime_src::VENDORED[0];
+    let env = templates::environment();
+    let ctx = minijinja::value::merge_maps([
+        crate::emit::workspace_context(&[vendor_to]),
+        minijinja::context! { banner_hash => banner(RUNTIME.1) },
+    ]);
+    let workspace = env
+        .get_template("rust/workspace.toml.j2")
+        .and_then(|t| t.render(ctx))
+        .map_err(|e| Error::Internal(format!("{e:#}")))?;
+    add(&mut files, "Cargo.toml", workspace + "\n");
+    for (rel, text) in runtime_src::under(vendor_from) {
+        add(&mut files, format!("{vendor_to}/{rel}"), text);
+    }
+    for (rel, text) in runtime_src::under(runtime_src::PYTHON_PACKAGE) {
+        add(&mut files, format!("python/{}/{rel}", RUNTIME.0), text);
+    }
+    let summary = "Shared runtime of bridgegen packages";
+    let rt_deps = vec!["jax>=0.7.2".to_string(), "numpy>=1.26".to_string()];
+    let rt_stem = format!("{}-{runtime_version}", RUNTIME.0);
+    add(&mut files, "pyproject.toml", pyproject(RUNTIME.1, runtime_version, summary, &rt_deps));
+    add(&mut files, "PKG-INFO", pkg_info(RUNTIME.1, runtime_version, summary, &rt_deps));
+    add(&mut files, "bridgegen_backend.py", backend("runtime", "", &format!("{rt_stem}.tar.gz"))?);
+    let runtime = write_tar_gz(out, &rt_stem, &files)?;
+    Ok(vec![package, runtime])
+}
