@@ -33,7 +33,9 @@ fn walk(dir: &Path, suffixes: &[&str], out: &mut Vec<PathBuf>) {
 }
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("repository root").to_path_buf();
+    // Read at run time: a build script binary may be reused for a copy elsewhere.
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    let root = manifest.parent().expect("repository root").to_path_buf();
     let mut files = vec![root.join("runtime/abi.toml")];
     for (dir, suffixes) in TREES {
         println!("cargo:rerun-if-changed={}", root.join(dir).display());

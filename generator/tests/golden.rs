@@ -184,3 +184,44 @@ fn cli_check_reports_stale_files() {
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("bridgegen: no/such/spec.toml: "));
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+#[test]
+fn bad_input_is_one_clear_line_and_a_failure() {
+    // Each: non-zero exit, one `bridgegen:` line (clap's own usage errors aside), no panic.
+    let tmp = std::env::temp_dir().join(format!("bridgegen-bad-input-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let bad = tmp.join("bad.toml");
+    std::fs::write(&bad, "[package]\nname = \"os\"\nversion = \"0.1.0\"\n").unwrap();
+    let good = root().join("tests/golden/minimal/spec.toml");
+    let bin = env!("CARGO_BIN_EXE_bridgegen");
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut c = std::process::Command::new(bin);
+        c.args(args).current_dir(&tmp);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    };
+    let out = run(&["sdist", bad.to_str().unwrap()], &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("package name `os` is the name of another Python module"), "{err}");
+    assert!(!tmp.join("dist").exists(), "a bad spec wrote an sdist");
+    let out = run(&["build", good.to_str().unwrap(), "--cuda", "14"], &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.lines().next().unwrap_or("").contains("invalid value '14' for '--cuda"),
+        "{err}"
+    );
+    // --cuda 12 where no CUDA 12 NVRTC can be found: names what to install.
+    // (The system Python: no pip NVRTC in it.)
+    if Path::new("/usr/bin/python3").exists() {
+        let out = run(&["build", good.to_str().unwrap(), "--cuda", "12"], &[("BRIDGEGEN_PYTHON", "/usr/bin/python3")]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.trim().lines().count() == 1, "{err}");
+        assert!(
+            err.contains("--cuda 12: no CUDA 12 NVRTC") && err.contains("pip install nvidia-cuda-nvrtc-cu12"),
+            "{err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}

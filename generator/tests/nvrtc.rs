@@ -76,3 +76,35 @@ fn a_compile_error_names_the_function_and_shows_the_log() {
     assert!(err.contains("broken (sm_90)") && err.contains("undefined_thing"), "{err}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+#[test]
+fn cuda_12_nvrtc_compiles_the_kernels_for_sm_90() {
+    // `build --cuda 12`: CUDA 12's NVRTC (pip nvidia-cuda-nvrtc-cu12) and runtime headers.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let tools = python::cuda_tools_for(Some(12)).expect("ask Python for the CUDA 12 tools");
+    if tools.nvrtc.is_none() || tools.cupy_include.is_none() {
+        assert!(
+            std::env::var("BRIDGEGEN_REQUIRE_NVRTC").is_err(),
+            "BRIDGEGEN_REQUIRE_NVRTC=1 but CUDA 12's NVRTC is missing: {tools:?}"
+        );
+        return;
+    }
+    assert!(tools.nvrtc.as_ref().unwrap().to_string_lossy().contains("libnvrtc.so.12"), "{tools:?}");
+    let tmp = std::env::temp_dir().join(format!("bridgegen-nvrtc12-{}", std::process::id()));
+    let report = nvrtc::compile_kernels(&nvrtc::Request {
+        crate_dir: &root.join("tests/golden/minimal/expected/rust"),
+        functions: &["gammaln".into()],
+        archs: &["sm_90".into()],
+        tools: &tools,
+        runtime_include: &root.join("runtime/rust/include"),
+        out_dir: &tmp.join("out"),
+        cache: &tmp.join("cache"),
+        quiet: true,
+    })
+    .unwrap()
+    .unwrap();
+    assert!(report.nvrtc_version.starts_with("12."), "{}", report.nvrtc_version);
+    let cubin = std::fs::read(tmp.join("out/gammaln.sm_90.cubin")).unwrap();
+    assert_eq!(&cubin[..4], b"\x7fELF");
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -205,20 +205,10 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
 
     step(&format!("compiling against {} (jaxlib {jaxlib_version})", include.display()));
     let crate_name = names::crate_name(&pkg.name);
-    let (mut cargo, release_dir) = cargo_build(opts.glibc.as_deref(), &target_dir)?;
-    cargo
-        .args(["-p", &crate_name, "-p", "bridgegen-runtime", "--manifest-path"])
-        .arg(gen_dir.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(&target_dir)
-        .env("BRIDGEGEN_JAXLIB_INCLUDE", &include)
-        .env("BRIDGEGEN_PYTHON", python::interpreter());
-    if let Some(cupy) = &tools.cupy_include {
-        cargo.env("BRIDGEGEN_XSF_INCLUDE", cupy.join("cupy"));
-    }
-    if opts.quiet {
-        cargo.arg("--quiet");
-    }
+    let workspace =
+        CargoWorkspace { manifest: &gen_dir.join("Cargo.toml"), target_dir: &target_dir, include: &include };
+    let (mut cargo, release_dir) = workspace.command(opts.glibc.as_deref(), &tools, opts.quiet)?;
+    cargo.args(["-p", &crate_name, "-p", "bridgegen-runtime"]);
     // The build's facts, stamped into the library and (as _build.py) the Python package.
     let (hmaj, hmin) = headers::header_api_version(&include).unwrap_or((0, 0));
     let (rmaj, rmin) = crate::reported_ffi_api();
@@ -348,20 +338,9 @@ pub fn build_runtime(source: &Path, jaxlib_include: Option<&Path>, out: &Path, q
     let target_dir = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| source.join("target"), PathBuf::from);
     let target_dir =
         std::path::absolute(&target_dir).map_err(|source| Error::Io { path: target_dir.clone(), source })?;
-    let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cargo
-        .args(["build", "--release", "-p", "bridgegen-runtime", "--manifest-path"])
-        .arg(source.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(&target_dir)
-        .env("BRIDGEGEN_JAXLIB_INCLUDE", &include)
-        .env("BRIDGEGEN_PYTHON", python::interpreter());
-    if let Some(cupy) = &tools.cupy_include {
-        cargo.env("BRIDGEGEN_XSF_INCLUDE", cupy.join("cupy"));
-    }
-    if quiet {
-        cargo.arg("--quiet");
-    }
+    let workspace = CargoWorkspace { manifest: &source.join("Cargo.toml"), target_dir: &target_dir, include: &include };
+    let (mut cargo, release_dir) = workspace.command(None, &tools, quiet)?;
+    cargo.args(["-p", "bridgegen-runtime"]);
     let status = cargo.status().map_err(|e| Error::Build(format!("cannot run cargo: {e}")))?;
     if !status.success() {
         return Err(Error::Build("cargo build of bridgegen-runtime failed (see the compiler output above)".into()));
@@ -375,9 +354,43 @@ pub fn build_runtime(source: &Path, jaxlib_include: Option<&Path>, out: &Path, q
         }
     }
     python.sort();
-    let wheel = runtime_wheel(python, &target_dir.join("release").join(RUNTIME_LIBRARY), out)?;
+    let wheel = runtime_wheel(python, &release_dir.join(RUNTIME_LIBRARY), out)?;
     step(&format!("wrote {}", wheel.display()));
     Ok(wheel)
+}
+
+/// A generated (or sdist's) Cargo workspace to build against one jaxlib's headers.
+struct CargoWorkspace<'a> {
+    manifest: &'a Path,
+    target_dir: &'a Path,
+    include: &'a Path,
+}
+
+impl CargoWorkspace<'_> {
+    /// The cargo command (packages still to add) and where its libraries land: the jaxlib
+    /// and xsf headers, and the Python the build scripts ask, passed to the build scripts.
+    fn command(
+        &self,
+        glibc: Option<&str>,
+        tools: &python::CudaTools,
+        quiet: bool,
+    ) -> Result<(Command, PathBuf), Error> {
+        let (mut cargo, release_dir) = cargo_build(glibc, self.target_dir)?;
+        cargo
+            .arg("--manifest-path")
+            .arg(self.manifest)
+            .arg("--target-dir")
+            .arg(self.target_dir)
+            .env("BRIDGEGEN_JAXLIB_INCLUDE", self.include)
+            .env("BRIDGEGEN_PYTHON", python::interpreter());
+        if let Some(cupy) = &tools.cupy_include {
+            cargo.env("BRIDGEGEN_XSF_INCLUDE", cupy.join("cupy"));
+        }
+        if quiet {
+            cargo.arg("--quiet");
+        }
+        Ok((cargo, release_dir))
+    }
 }
 
 /// `cargo build --release`, or with `glibc` (`2.28`) `cargo zigbuild` for
