@@ -13,8 +13,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_ONLY=0
+# The builds below admit VERSION (bridgegen's range excludes untested releases).
 if [ "${1:-}" = "--build-only" ]; then BUILD_ONLY=1; shift; fi
 V="${1:?usage: release_check.sh [--build-only] VERSION}"
+export BRIDGEGEN_JAXLIB_UNDER_TEST="$V"
 OUT="target/release-check/$V"
 mkdir -p "$OUT"
 log() { echo "release-check $V: $*" >&2; }

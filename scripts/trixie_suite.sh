@@ -49,7 +49,7 @@ chroot "$ROOTFS" env -i HOME=/root PATH=/usr/bin:/bin bash -c "
         touch \$stamp
     fi
     export PATH=\$venv/bin:/root/.cargo/bin:/usr/bin:/bin BRIDGEGEN_PYTHON=\$venv/bin/python
-    export CARGO_TARGET_DIR=$REPO/target/trixie
+    export CARGO_TARGET_DIR=$REPO/target/trixie BRIDGEGEN_JAXLIB_UNDER_TEST=$V
     cd $REPO
     python -c 'import sys, jax, jaxlib; print(\"python\", sys.version.split()[0], \"jax\", jax.__version__, \"jaxlib\", jaxlib.__version__)'
     for s in specs/*.toml; do target/release/bridgegen build \$s --install --quiet --cuda-arch none --out /tmp/dist-$V; done

@@ -42,7 +42,7 @@ def test_build_json_summary(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     s = json.loads(r.stdout)
     assert s["package"] == "jax_cupy" and s["reported_ffi_api"] == "0.1" and len(s["wheels"]) == 2
-    assert s["requires_jaxlib"] == ">=0.7.2,<=0.12.0.1" and s["cuda_archs"] == []
+    assert s["requires_jaxlib"].startswith(">=0.7.2,<=0.12.0.1") and s["cuda_archs"] == []
 
 
 def _cli(*args, env_extra=None, timeout=600):

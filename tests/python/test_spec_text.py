@@ -17,7 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BRIDGEGEN = ROOT / "target" / "release" / "bridgegen"
 
-DOC = 'Uses \\xi and \\N{DASH}, "quotes" and """triple""", a tab\there, a bell \x07, é, and a trailing backslash \\'
+# (No tab: Python 3.13 expands tabs in docstrings when it compiles them.)
+DOC = 'Uses \\xi and \\N{DASH}, "quotes" and """triple""", a bell \x07, é, and a trailing backslash \\'
 SUMMARY = 'Line one\nRequires-Dist: evil-package\n"quoted" \\ and \x01'
 
 

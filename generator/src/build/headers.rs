@@ -26,11 +26,21 @@ pub struct JaxlibRange {
 impl JaxlibRange {
     pub fn new(newest: Option<&str>) -> JaxlibRange {
         let abi = crate::abi::abi();
-        JaxlibRange {
+        let mut range = JaxlibRange {
             oldest: abi.jaxlib_oldest.clone(),
             newest: newest.map_or_else(|| abi.jaxlib_newest_tested.clone(), str::to_string),
             excluded: abi.jaxlib_not_tested.clone(),
+        };
+        // A release under test (scripts/release_check.sh, trixie_suite.sh) is admitted by
+        // the build that tests it, and by no other.
+        if let Ok(v) = std::env::var("BRIDGEGEN_JAXLIB_UNDER_TEST") {
+            range.excluded.retain(|e| *e != v);
+            let key = |s: &str| s.split('.').map(|p| p.parse::<u64>().unwrap_or(0)).collect::<Vec<_>>();
+            if key(&v) > key(&range.newest) {
+                range.newest = v;
+            }
         }
+        range
     }
 
     /// As a requirement specifier: `>=0.7.2,<=0.12.0.1,!=0.11.0,...`.
