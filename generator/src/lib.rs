@@ -15,10 +15,10 @@ pub fn reported_ffi_api() -> (i32, i32) {
 /// the FFI API its handlers report and the jaxlib range its packages admit.
 pub fn version_line() -> String {
     let (maj, min) = reported_ffi_api();
-    let (lo, hi) = build::headers::jaxlib_range();
     format!(
-        "{v} (runtime jax_cupy_bridge {v}, bridgegen-runtime {v}; XLA FFI API {maj}.{min} reported; jaxlib >={lo},<={hi})",
-        v = env!("CARGO_PKG_VERSION")
+        "{v} (runtime jax_cupy_bridge {v}, bridgegen-runtime {v}; XLA FFI API {maj}.{min} reported; jaxlib {range})",
+        v = env!("CARGO_PKG_VERSION"),
+        range = build::headers::requires_jaxlib()
     )
 }
 
