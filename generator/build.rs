@@ -53,30 +53,27 @@ fn main() {
 
     // One test per UI and golden case (tests/ui.rs, tests/golden.rs include these), so each
     // runs, fails and reruns by name.
-    let ui = root.join("tests/ui");
-    println!("cargo:rerun-if-changed={}", ui.display());
-    let mut cases: Vec<String> = std::fs::read_dir(&ui)
-        .map(|d| {
-            d.flatten()
-                .filter_map(|e| e.file_name().to_string_lossy().strip_suffix(".toml").map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
-    cases.sort();
-    let tests: String = cases.iter().map(|c| format!("#[test]\nfn ui_{c}() {{\n    check_ui({c:?});\n}}\n")).collect();
-    std::fs::write(out_dir.join("ui_cases.rs"), tests).expect("write ui_cases.rs");
-    let golden = root.join("tests/golden");
-    println!("cargo:rerun-if-changed={}", golden.display());
-    let mut cases: Vec<String> = std::fs::read_dir(&golden)
-        .map(|d| {
-            d.flatten()
-                .filter(|e| e.path().join("spec.toml").is_file())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    cases.sort();
+    let ui =
+        cases(&root.join("tests/ui"), |e| e.file_name().to_string_lossy().strip_suffix(".toml").map(str::to_string));
+    write_tests(&out_dir.join("ui_cases.rs"), "ui", "check_ui", &ui);
+    let golden = cases(&root.join("tests/golden"), |e| {
+        e.path().join("spec.toml").is_file().then(|| e.file_name().to_string_lossy().into_owned())
+    });
+    write_tests(&out_dir.join("golden_cases.rs"), "golden", "check_case", &golden);
+}
+
+/// The names of a test directory's cases (`name` picks them from the entries), sorted.
+fn cases(dir: &Path, name: impl Fn(&std::fs::DirEntry) -> Option<String>) -> Vec<String> {
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).map(|d| d.flatten().filter_map(|e| name(&e)).collect()).unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// One `#[test] fn <prefix>_<case>() { check(<case>) }` per case.
+fn write_tests(path: &Path, prefix: &str, check: &str, cases: &[String]) {
     let tests: String =
-        cases.iter().map(|c| format!("#[test]\nfn golden_{c}() {{\n    check_case({c:?});\n}}\n")).collect();
-    std::fs::write(out_dir.join("golden_cases.rs"), tests).expect("write golden_cases.rs");
+        cases.iter().map(|c| format!("#[test]\nfn {prefix}_{c}() {{\n    {check}({c:?});\n}}\n")).collect();
+    std::fs::write(path, tests).expect("write the generated test list");
 }

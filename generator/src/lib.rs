@@ -99,7 +99,13 @@ pub struct Generated {
 
 /// `bridgegen generate`: write the package, touching only changed files.
 pub fn generate(spec: &Path, out_dir: Option<&Path>) -> Result<Generated, Error> {
-    let package = load(spec)?;
+    let root = std::env::var_os("BRIDGEGEN_XSF_INCLUDE").map(PathBuf::from);
+    generate_in(spec, out_dir, root.as_deref())
+}
+
+/// As `generate`, headers checked to exist under `headers_root` (what `build` found).
+pub fn generate_in(spec: &Path, out_dir: Option<&Path>, headers_root: Option<&Path>) -> Result<Generated, Error> {
+    let package = load_in(spec, headers_root)?;
     let dir = out_dir.map_or_else(|| default_out_dir(&package), Path::to_path_buf);
     let out = render(&package)?;
     let report = fs::write_output(&dir, &out)?;

@@ -50,6 +50,26 @@ fn compiles_cubin_and_ptx_and_caches_them() {
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
+/// One function's sm_90 cubin, into `tmp`/out with its cache in `tmp`/cache.
+fn compile(
+    tools: &python::CudaTools,
+    crate_dir: &Path,
+    function: &str,
+    tmp: &Path,
+) -> Result<Result<nvrtc::KernelReport, String>, bridgegen::error::Error> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    nvrtc::compile_kernels(&nvrtc::Request {
+        crate_dir,
+        functions: &[function.to_string()],
+        archs: &["sm_90".into()],
+        tools,
+        runtime_include: &root.join("runtime/rust/include"),
+        out_dir: &tmp.join("out"),
+        cache: &tmp.join("cache"),
+        quiet: true,
+    })
+}
+
 #[test]
 fn a_compile_error_names_the_function_and_shows_the_log() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -61,18 +81,7 @@ fn a_compile_error_names_the_function_and_shows_the_log() {
     std::fs::create_dir_all(tmp.join("crate/cuda")).unwrap();
     std::fs::write(tmp.join("crate/cuda/broken.cu"), "extern \"C\" __global__ void k() { undefined_thing(); }\n")
         .unwrap();
-    let err = nvrtc::compile_kernels(&nvrtc::Request {
-        crate_dir: &tmp.join("crate"),
-        functions: &["broken".into()],
-        archs: &["sm_90".into()],
-        tools: &tools,
-        runtime_include: &root.join("runtime/rust/include"),
-        out_dir: &tmp.join("out"),
-        cache: &tmp.join("cache"),
-        quiet: true,
-    })
-    .unwrap_err()
-    .to_string();
+    let err = compile(&tools, &tmp.join("crate"), "broken", &tmp).unwrap_err().to_string();
     assert!(err.contains("broken (sm_90)") && err.contains("undefined_thing"), "{err}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
@@ -91,18 +100,7 @@ fn cuda_12_nvrtc_compiles_the_kernels_for_sm_90() {
     }
     assert!(tools.nvrtc.as_ref().unwrap().to_string_lossy().contains("libnvrtc.so.12"), "{tools:?}");
     let tmp = std::env::temp_dir().join(format!("bridgegen-nvrtc12-{}", std::process::id()));
-    let report = nvrtc::compile_kernels(&nvrtc::Request {
-        crate_dir: &root.join("tests/golden/minimal/expected/rust"),
-        functions: &["gammaln".into()],
-        archs: &["sm_90".into()],
-        tools: &tools,
-        runtime_include: &root.join("runtime/rust/include"),
-        out_dir: &tmp.join("out"),
-        cache: &tmp.join("cache"),
-        quiet: true,
-    })
-    .unwrap()
-    .unwrap();
+    let report = compile(&tools, &root.join("tests/golden/minimal/expected/rust"), "gammaln", &tmp).unwrap().unwrap();
     assert!(report.nvrtc_version.starts_with("12."), "{}", report.nvrtc_version);
     let cubin = std::fs::read(tmp.join("out/gammaln.sm_90.cubin")).unwrap();
     assert_eq!(&cubin[..4], b"\x7fELF");

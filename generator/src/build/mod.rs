@@ -104,9 +104,7 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
     // Found once, here: headers are checked against it, and the runtime's build script
     // takes the xsf headers from us (BRIDGEGEN_XSF_INCLUDE below) instead of looking again.
     let tools = python::cuda_tools_for(opts.cuda)?;
-    if let Some(cupy) = &tools.cupy_include {
-        crate::load_in(&opts.spec, Some(&cupy.join("cupy")))?;
-    }
+    let headers_root = tools.cupy_include.as_ref().map(|c| c.join("cupy"));
     let cuda_required = opts.cuda.is_some() || opts.cuda_arch_explicit;
     if let Some(v) = opts.cuda {
         if opts.cuda_archs.is_empty() {
@@ -125,7 +123,7 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
         }
     }
     let crate::Generated { package: pkg, dir: gen_dir, report } =
-        crate::generate(&opts.spec, opts.generated.as_deref())?;
+        crate::generate_in(&opts.spec, opts.generated.as_deref(), headers_root.as_deref())?;
     step(&format!("generated {} ({} files written)", gen_dir.display(), report.written.len()));
     let mut summary =
         Summary { package: pkg.name.clone(), generator: env!("CARGO_PKG_VERSION").into(), ..Summary::default() };

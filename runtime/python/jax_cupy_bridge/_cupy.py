@@ -173,9 +173,11 @@ class DeviceViews:
         kept = []
         for key, (what, counts) in self._handed.items():
             v = _views.get(key)
-            # The caller's frame, counted at hand-out, is gone by now.
-            if v is not None and any(n > c for n, c in zip(self._counts(v), (counts[0] - 1, *counts[1:]))):
-                kept.append(key)
+            if v is not None:
+                now = self._counts(v)
+                # The caller's frame, counted at hand-out, is gone by now (hence >=).
+                if now[0] >= counts[0] or now[1] > counts[1] or now[2] > counts[2]:
+                    kept.append(key)
             del v
         return kept
 
