@@ -13,7 +13,6 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import time
@@ -28,6 +27,7 @@ import scipy  # noqa: E402
 import scipy.special as sc  # noqa: E402
 
 import jax_xsf  # noqa: E402
+import timing  # noqa: E402
 
 CASES = {
     # name: (input ranges, jax.scipy equivalent or None)
@@ -40,14 +40,7 @@ CASES = {
 
 
 def median_time(fn, args, budget=2.0, min_reps=3, max_reps=50):
-    fn(*args)  # warm up: compile, first-touch
-    times = []
-    start = time.perf_counter()
-    while len(times) < min_reps or (time.perf_counter() - start < budget and len(times) < max_reps):
-        t0 = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return timing.median_time(lambda: fn(*args), budget=budget, min_reps=min_reps, max_reps=max_reps)
 
 
 def inputs(name, n):

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import statistics
 import time
 
 import jax
@@ -29,45 +28,12 @@ import scipy.special as sc  # noqa: E402
 from jax.experimental.buffer_callback import buffer_callback  # noqa: E402
 
 import jax_xsf  # noqa: E402
+from timing import cupy_sync, jax_sync  # noqa: E402
+from timing import median_time as timeit  # noqa: E402
+from timing import pipelined_time as timeit_pipelined  # noqa: E402
 
 SIZES = [1 << 10, 1 << 20, 1 << 26]
 DTYPES = ["float32", "float64"]
-
-
-def timeit(fn, sync, budget=1.0, min_reps=5, max_reps=2000):
-    fn()
-    sync(fn())
-    times = []
-    start = time.perf_counter()
-    while len(times) < min_reps or (time.perf_counter() - start < budget and len(times) < max_reps):
-        t0 = time.perf_counter()
-        sync(fn())
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
-def timeit_pipelined(fn, sync, k=10, budget=1.0, min_reps=5):
-    """Per-call time of k calls issued back to back and one wait: the steady-state cost
-    when the host's dispatch overlaps the previous call's kernel (what a loop over large
-    arrays pays), as opposed to `timeit`'s one call and a wait."""
-    sync(fn())
-    times = []
-    start = time.perf_counter()
-    while len(times) < min_reps or time.perf_counter() - start < budget:
-        t0 = time.perf_counter()
-        outs = [fn() for _ in range(k)]
-        sync(outs[-1])
-        times.append((time.perf_counter() - t0) / k)
-        del outs
-    return statistics.median(times)
-
-
-def jax_sync(x):
-    return jax.block_until_ready(x)
-
-
-def cupy_sync(_):
-    cupy.cuda.get_current_stream().synchronize()
 
 
 class _Stream:

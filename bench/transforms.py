@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import platform as pf
-import statistics
 import time
 
 import jax
@@ -18,16 +17,11 @@ jax.config.update("jax_enable_x64", True)
 import numpy as np  # noqa: E402
 
 import jax_xsf  # noqa: E402
+import timing  # noqa: E402
 
 
 def median_time(fn, *args, reps=30):
-    jax.block_until_ready(fn(*args))
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        jax.block_until_ready(fn(*args))
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return timing.median_time(lambda: fn(*args), timing.jax_sync, budget=0.0, min_reps=reps)
 
 
 def main(platform="cpu", n=1000):

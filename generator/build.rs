@@ -11,8 +11,18 @@ use std::path::{Path, PathBuf};
 const TREES: &[(&str, &[&str])] = &[
     ("runtime/rust", &[".rs", ".toml", ".hpp", ".cuh", ""]),
     ("runtime/build", &[".rs", ".toml"]),
+    ("runtime/python/bridgegen_runtime", &[".py"]),
     ("runtime/python/jax_cupy_bridge", &[".py"]),
 ];
+
+/// `__version__ = "X"` of a runtime Python package's `__init__.py`: its one version source.
+fn python_version(init: &Path) -> String {
+    let text = std::fs::read_to_string(init).unwrap_or_else(|e| panic!("{}: {e}", init.display()));
+    text.lines()
+        .find_map(|l| l.strip_prefix("__version__ = \"").and_then(|r| r.strip_suffix('"')))
+        .unwrap_or_else(|| panic!("{}: no `__version__ = \"...\"` line", init.display()))
+        .to_string()
+}
 
 fn walk(dir: &Path, suffixes: &[&str], out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> =
@@ -46,6 +56,11 @@ fn main() {
     for f in &files {
         let rel = f.strip_prefix(&root).expect("under the root").to_string_lossy().replace('\\', "/");
         writeln!(src, "    ({rel:?}, include_str!({:?})),", f.display().to_string()).unwrap();
+    }
+    src.push_str("];\n");
+    src.push_str("/// The runtime's Python packages' versions: (directory, `__version__` of its __init__.py).\npub static PYTHON_VERSIONS: &[(&str, &str)] = &[\n");
+    for (dir, _) in TREES.iter().filter(|(d, _)| d.starts_with("runtime/python/")) {
+        writeln!(src, "    ({dir:?}, {:?}),", python_version(&root.join(dir).join("__init__.py"))).unwrap();
     }
     src.push_str("];\n");
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Build matrix (just matrix): build specs/xsf.toml against the headers of every jaxlib
 # release from 0.7.2 on (fetched with pip, not installed), which runs the layout probe on
-# each; then, for the ones this Python can install, run the CPU tests in a throwaway venv.
+# each; then, for the ones given, run the CPU tests: in a throwaway venv where this Python
+# can install that jax, else (jax >= 0.11 on Python 3.11) the whole suite in a Debian
+# trixie chroot (scripts/trixie_suite.sh; needs root).
 # Prints a markdown table for docs/compatibility.md. Needs network (PyPI) and time.
 #   usage: bash scripts/jaxlib_matrix.sh [--test VERSION...]
 set -uo pipefail
@@ -12,6 +14,14 @@ if [ "${1:-}" = "--test" ]; then shift; TEST_VERSIONS="$*"; fi
 OUT="${MATRIX_OUT:-target/matrix}"
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
+# Whether jax $1 needs a newer Python than this one (jax 0.11 and later: Python >= 3.12).
+needs_newer_python() {
+    python3 - "$1" <<'PY'
+import sys
+v = tuple(int(p) for p in sys.argv[1].split(".")[:2])
+sys.exit(0 if v >= (0, 11) and sys.version_info < (3, 12) else 1)
+PY
+}
 echo "| jaxlib | headers (FFI API) | build + layout probe | CPU tests |"
 echo "|---|---|---|---|"
 for v in $VERSIONS; do
@@ -24,7 +34,14 @@ for v in $VERSIONS; do
         built="FAILED: $(grep -m1 -E 'mismatch|error' "$log" | cut -c1-80)"
     fi
     tested="not run"
-    if [[ " $TEST_VERSIONS " == *" $v "* ]]; then
+    if [[ " $TEST_VERSIONS " == *" $v "* ]] && needs_newer_python "$v"; then
+        # jax >= 0.11 needs Python >= 3.12: the whole CPU suite in a Debian trixie chroot.
+        if bash scripts/trixie_suite.sh "$v" --ignore=tests/python/test_out_of_tree.py >/dev/null 2>&1; then
+            tested="$(tail -1 "target/matrix/trixie-$v.log") (trixie, Python 3.13)"
+        else
+            tested="FAILED (see target/matrix/trixie-$v.log)"
+        fi
+    elif [[ " $TEST_VERSIONS " == *" $v "* ]]; then
         venv="$OUT/venv-$v"
         rm -rf "$venv" && python3 -m venv "$venv"
         if "$venv/bin/pip" install -q "jax==$v" "jaxlib==$v" scipy==1.17.1 numpy==2.4.6 pytest==8.4.2 pytest-timeout==2.4.0 flatbuffers==25.9.23 \

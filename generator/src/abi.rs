@@ -1,7 +1,7 @@
 //! The runtime ABI (`runtime/abi.toml`): facts the generator, the Rust runtime and the
 //! Python runtime share, declared once. The generator reads the file at compile time and
 //! renders the runtime's copies (`runtime/rust/src/abi.rs`,
-//! `runtime/python/jax_cupy_bridge/_abi.py`); `tests/abi.rs` keeps them fresh.
+//! `runtime/python/bridgegen_runtime/_abi.py`); `tests/abi.rs` keeps them fresh.
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 pub const SOURCE: &str = include_str!("../../runtime/abi.toml");
 /// Where the rendered copies live, relative to the repository root.
 pub const RUST_PATH: &str = "runtime/rust/src/abi.rs";
-pub const PYTHON_PATH: &str = "runtime/python/jax_cupy_bridge/_abi.py";
+pub const PYTHON_PATH: &str = "runtime/python/bridgegen_runtime/_abi.py";
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -215,7 +215,7 @@ fn py_str(v: &str) -> String {
     format!("{v:?}")
 }
 
-/// `runtime/python/jax_cupy_bridge/_abi.py`.
+/// `runtime/python/bridgegen_runtime/_abi.py`.
 pub fn render_python() -> String {
     let a = abi();
     let d = &a.delegation;

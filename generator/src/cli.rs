@@ -48,7 +48,8 @@ pub enum Command {
         /// Install the wheels into the active Python environment.
         #[arg(long)]
         install: bool,
-        /// Leave out the runtime's wheel (jax_cupy_bridge): what an sdist's build does.
+        /// Leave out the runtime packages' wheels (bridgegen_runtime, jax_cupy_bridge): what an
+        /// sdist's build does.
         #[arg(long)]
         no_runtime: bool,
         /// CUDA targets, comma-separated: sm_XY (machine code) and compute_XY (PTX the driver
@@ -77,7 +78,9 @@ pub enum Command {
         json: bool,
     },
     /// Write source distributions: `<package>-<version>.tar.gz` (the generated package, its
-    /// spec and the vendored runtime crates) and the runtime's `jax_cupy_bridge-<version>.tar.gz`.
+    /// spec and the vendored runtime crates) and those of the runtime packages it needs:
+    /// `bridgegen_runtime-<version>.tar.gz` (pure Python), and `jax_cupy_bridge-<version>.tar.gz`
+    /// when the spec has `[[function]]` entries.
     /// Each builds with `pip install --no-build-isolation` where jax, jaxlib and bridgegen
     /// are installed (docs/releasing.md).
     Sdist {
@@ -87,7 +90,7 @@ pub enum Command {
         #[arg(long, default_value = "dist")]
         out: PathBuf,
     },
-    /// Build the runtime's wheel from a runtime source tree (an unpacked runtime sdist).
+    /// Build jax_cupy_bridge's wheel from its source tree (an unpacked jax_cupy_bridge sdist).
     BuildRuntime {
         /// The source tree (holding Cargo.toml, vendor/bridgegen-runtime, python/jax_cupy_bridge).
         #[arg(long, default_value = ".")]

@@ -16,8 +16,10 @@ pub fn reported_ffi_api() -> (i32, i32) {
 pub fn version_line() -> String {
     let (maj, min) = reported_ffi_api();
     format!(
-        "{v} (runtime jax_cupy_bridge {v}, bridgegen-runtime {v}; XLA FFI API {maj}.{min} reported; jaxlib {range})",
+        "{v} (runtime: bridgegen_runtime {core}, jax_cupy_bridge {deleg}, crate bridgegen-runtime {v}; XLA FFI API {maj}.{min} reported; jaxlib {range})",
         v = env!("CARGO_PKG_VERSION"),
+        core = runtime_src::CORE.version(),
+        deleg = runtime_src::DELEGATION.version(),
         range = build::headers::requires_jaxlib()
     )
 }
@@ -48,8 +50,8 @@ pub fn load_str(origin: &str, source: &str) -> Result<ir::Package, Error> {
 pub fn load_str_in(origin: &str, source: &str, headers_root: Option<&Path>) -> Result<ir::Package, Error> {
     let mut diags = diag::Diagnostics::default();
     let hash = format!("{:x}", Sha256::digest(source.replace("\r\n", "\n").as_bytes()));
-    let lowered =
-        spec::parse(source, &mut diags).and_then(|raw| ir::lower::lower(raw, origin, hash, &mut diags, headers_root));
+    let lowered = spec::parse(source, &mut diags)
+        .and_then(|raw| ir::lower::lower(raw, origin, source, hash, &mut diags, headers_root));
     match lowered {
         Some(pkg) if diags.is_empty() => Ok(pkg),
         _ => Err(Error::Spec(diags.render(origin, source))),

@@ -121,3 +121,33 @@ fn mangled_specs_never_panic() {
         }
     }
 }
+
+/// A spec with `n` functions, each with one mistake (an unknown variable).
+fn spec_with_errors(n: usize) -> String {
+    let mut s = String::from("[package]\nname = \"jax_many\"\nversion = \"0.1.0\"\nsummary = \"x\"\n");
+    for i in 0..n {
+        s += &format!(
+            "\n[[ufunc]]\nname = \"f{i}\"\nheaders = [\"xsf/gamma.h\"]\ninputs = [\"x\"]\nexpr = \"xsf::gamma(y)\"\nloops = [\"d->d\"]\n"
+        );
+    }
+    s
+}
+
+#[test]
+fn diagnostics_stay_linear_in_the_number_of_errors() {
+    // Rendering once took O(errors x spec length): each snippet scanned the whole source.
+    // Four times the errors must cost well under sixteen times the time (best of three).
+    let time = |n: usize| {
+        let source = spec_with_errors(n);
+        (0..3)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                let e = bridgegen::load_str("many.toml", &source).unwrap_err().to_string();
+                assert!(e.contains(&format!("{n} errors found")), "{}", &e[e.len().saturating_sub(200)..]);
+                t.elapsed().as_secs_f64()
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let (small, large) = (time(2000), time(8000));
+    assert!(large < 8.0 * small.max(1e-3), "2000 errors: {small:.3} s, 8000 errors: {large:.3} s");
+}

@@ -7,7 +7,8 @@ from __future__ import annotations
 import ctypes
 import json
 
-from jax_cupy_bridge import _abi, _callback
+from bridgegen_runtime import _abi
+from jax_cupy_bridge import _callback
 
 
 def _layout(lib) -> dict:

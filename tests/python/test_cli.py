@@ -41,7 +41,9 @@ def test_build_json_summary(tmp_path):
     )  # fmt: skip
     assert r.returncode == 0, r.stderr[-3000:]
     s = json.loads(r.stdout)
-    assert s["package"] == "jax_cupy" and s["reported_ffi_api"] == "0.1" and len(s["wheels"]) == 2
+    # The package, the core runtime and (for its [[function]] entries) the delegation.
+    names = sorted(pathlib.Path(w).name.split("-")[0] for w in s["wheels"])
+    assert s["package"] == "jax_cupy" and s["reported_ffi_api"] == "0.1" and names == ["bridgegen_runtime", "jax_cupy", "jax_cupy_bridge"]
     assert s["requires_jaxlib"].startswith(">=0.7.2,<=0.12.0.1") and s["cuda_archs"] == []
 
 
@@ -107,3 +109,21 @@ def test_wheels_install_into_a_fresh_directory_and_pass_cpu_tests(tmp_path):
     assert t.returncode == 0, t.stdout[-3000:]
     check = subprocess.run([sys.executable, "-c", "import jax_xsf; print(jax_xsf.__file__)"], capture_output=True, text=True, env=env)
     assert str(site) in check.stdout  # the fresh install was the one tested
+
+
+def test_a_cpp_error_in_the_spec_is_reported_at_the_spec_line(tmp_path):
+    # Host C++ carries `#line` directives: the compiler's error names the spec's line and
+    # column, and bridgegen's last words list exactly those lines.
+    text = (ROOT / "examples" / "softplus_lib" / "softplus.toml").read_text()
+    assert text.count('expr = "xsf::gammaln(x)"') == 1
+    spec = tmp_path / "typo.toml"
+    spec.write_text(text.replace('expr = "xsf::gammaln(x)"', 'expr = "xsf::gamaln(x)"'))
+    line = next(i for i, s in enumerate(spec.read_text().splitlines(), 1) if "xsf::gamaln" in s)
+    col = spec.read_text().splitlines()[line - 1].index("gamaln") + 1
+    r = subprocess.run([BRIDGEGEN, "build", "typo.toml", "--cuda-arch", "none", "--quiet", "--out", "dist"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                       env=dict(os.environ, BRIDGEGEN_PYTHON=sys.executable))  # fmt: skip
+    assert r.returncode == 1, r.stderr[-3000:]
+    tail = r.stderr[r.stderr.index("bridgegen: the C++ of typo.toml does not compile"):]
+    assert f"typo.toml:{line}:{col}: error: 'gamaln' is not a member of 'xsf'" in tail, tail
+    assert "Traceback" not in r.stderr and "panicked" not in r.stderr

@@ -57,6 +57,14 @@ def ulp_distance(a, b):
     return np.abs(ai - bi)
 
 
+def same_nvrtc_major_as_cupy(cupy) -> bool:
+    import importlib
+    import json
+
+    ours = json.loads(importlib.import_module("jax_xsf._build").BUILD_INFO).get("nvrtc", "").split(".")[0]
+    return ours == str(cupy.cuda.nvrtc.getVersion()[0])
+
+
 @pytest.mark.parametrize("name,sig", list(cupy_cases()))
 def test_matches_cupy(name, sig):
     cupy = pytest.importorskip("cupy")
@@ -65,7 +73,10 @@ def test_matches_cupy(name, sig):
     u = UFUNCS[name]
     module, attr = u["cupy"].rsplit(".", 1)
     cufn = getattr(importlib.import_module(module), attr)
-    strict = name in CUPY_XSF
+    # The same xsf code compiled by the same NVRTC major version as CuPy's: compared in ulp.
+    # Across CUDA 12 and 13 NVRTC (a -cuda12 wheel beside a CuPy on CUDA 13) the code
+    # generation differs (complex sici: 64 ulp, 2026-12-03), so at the SciPy tolerances.
+    strict = name in CUPY_XSF and same_nvrtc_major_as_cupy(cupy)
     rng = np.random.default_rng()
     uu = dict(u, test=dict(u.get("test", {}), skip_edges=True)) if not strict else u
     args = random_args(uu, sig, rng)

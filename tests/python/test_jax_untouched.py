@@ -21,7 +21,7 @@ import pytest
 from jax import lax
 
 import jax_xsf
-from jax_cupy_bridge import _inplace, _jax_compat
+from bridgegen_runtime import _inplace, _jax_compat
 
 HERE = pathlib.Path(__file__).parent
 

@@ -89,7 +89,7 @@ def test_a_user_project_builds_ships_and_runs_without_the_checkout(cli_wheel, tm
     for k in ("PYTHONPATH", "BRIDGEGEN_ROOT", "CARGO_TARGET_DIR", "VIRTUAL_ENV", "BRIDGEGEN_PYTHON"):
         env.pop(k, None)
     version = _run([bindir / "bridgegen", "--version"], tmp_path, env).stdout
-    assert "runtime jax_cupy_bridge" in version and "XLA FFI API 0.1" in version, version
+    assert "runtime: bridgegen_runtime 0.1.0, jax_cupy_bridge 0.1.0" in version and "XLA FFI API 0.1" in version, version
 
     project = tmp_path / "myproject"
     shutil.copytree(EXAMPLE, project)
@@ -98,7 +98,10 @@ def test_a_user_project_builds_ships_and_runs_without_the_checkout(cli_wheel, tm
     assert (project / "generated" / "jax_softplus" / "vendor" / "bridgegen-runtime" / "Cargo.toml").is_file()
     # At jaxlib's glibc floor (cargo-zigbuild), as released wheels are.
     _run(["bridgegen", "build", "softplus.toml", "--install", "--quiet", "--cuda-arch", "none", "--glibc", "2.28"], project, env)
-    for wheel in sorted((project / "dist").glob("*.whl")):
+    wheels = sorted(w.name for w in (project / "dist").glob("*.whl"))
+    # The core runtime is pure Python; a package without [[function]] needs no delegation.
+    assert wheels[0] == "bridgegen_runtime-0.1.0-py3-none-any.whl" and len(wheels) == 2, wheels
+    for wheel in sorted((project / "dist").glob("*manylinux*.whl")):
         shown = _run([bindir / "auditwheel", "show", wheel], project, env).stdout
         assert 'platform tag: "manylinux_2_28_x86_64"' in " ".join(shown.split()), shown
     _run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_softplus.py"], project, env)
@@ -106,7 +109,7 @@ def test_a_user_project_builds_ships_and_runs_without_the_checkout(cli_wheel, tm
     # 2. Ship it: sdists, then a fresh env that builds them from source against its jax.
     _run(["bridgegen", "sdist", "softplus.toml", "--out", "sdist"], project, env)
     sdists = sorted((project / "sdist").glob("*.tar.gz"))
-    assert [p.name for p in sdists] == ["jax_cupy_bridge-0.1.0.tar.gz", "jax_softplus-0.1.0.tar.gz"]
+    assert [p.name for p in sdists] == ["bridgegen_runtime-0.1.0.tar.gz", "jax_softplus-0.1.0.tar.gz"]
     with tarfile.open(sdists[1]) as tar:
         names = tar.getnames()
     assert "jax_softplus-0.1.0/vendor/bridgegen-runtime/src/lib.rs" in names and "jax_softplus-0.1.0/softplus.toml" in names
@@ -120,6 +123,9 @@ def test_a_user_project_builds_ships_and_runs_without_the_checkout(cli_wheel, tm
     elsewhere.mkdir()
     shutil.copy(project / "test_softplus.py", elsewhere)
     _run([py2, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_softplus.py"], elsewhere, env2)
+    # Neither the delegation runtime nor CuPy came along.
+    _run([py2, "-c", "import importlib.util as u, sys, jax_softplus; "
+          "assert u.find_spec('jax_cupy_bridge') is None and 'cupy' not in sys.modules"], elsewhere, env2)
 
 
 def test_an_sdist_built_where_jax_is_missing_says_so_in_one_line(cli_wheel, tmp_path):

@@ -17,7 +17,7 @@ import pytest
 import scipy.special as sc
 
 jax_xsf = pytest.importorskip("jax_xsf")
-from jax_cupy_bridge import _library  # noqa: E402
+from bridgegen_runtime import _library  # noqa: E402
 
 
 @pytest.mark.parametrize("bad", ["x", None, [1.0, 2.0], object(), {"a": 1}])

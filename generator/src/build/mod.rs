@@ -1,6 +1,7 @@
 //! `bridgegen build`: generate, compile the handler crate against the active Python's
-//! jaxlib headers, and package two wheels: the generated package (with its library) and
-//! the shared runtime `jax_cupy_bridge`. `--install` installs both.
+//! jaxlib headers, and package wheels: the generated package (with its library) and
+//! the runtime packages it needs (`bridgegen_runtime`, and `jax_cupy_bridge` for
+//! `[[function]]` entries). `--install` installs them all.
 
 pub mod headers;
 pub mod nvrtc;
@@ -10,6 +11,7 @@ pub mod wheel;
 
 use crate::error::Error;
 use crate::ir::{names, Platform};
+use crate::runtime_src;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use wheel::{Entry, Wheel};
@@ -23,7 +25,7 @@ pub struct BuildOptions {
     pub jaxlib: Option<String>,
     pub out: PathBuf,
     pub install: bool,
-    /// Also write the runtime's wheel (jax_cupy_bridge); an sdist's build leaves it out.
+    /// Also write the runtime packages' wheels; an sdist's build leaves them out.
     pub runtime_wheel: bool,
     /// `sm_XY` / `compute_XY` targets of the CUDA kernels; empty for a CPU-only build.
     pub cuda_archs: Vec<String>,
@@ -60,8 +62,10 @@ pub struct Summary {
     pub seconds: f64,
 }
 
-/// The runtime's own library, shipped inside `jax_cupy_bridge`.
-pub const RUNTIME_LIBRARY: &str = "libbridgegen_runtime.so";
+/// The runtime crate's own library, shipped inside `jax_cupy_bridge` (runtime/abi.toml).
+fn runtime_library() -> &'static str {
+    &crate::abi::abi().delegation.library
+}
 
 static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
@@ -228,6 +232,7 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
         "header_ffi_api": summary.header_ffi_api,
         "reported_ffi_api": summary.reported_ffi_api,
         "cuda_archs": summary.cuda_archs.join(" "),
+        "nvrtc": summary.nvrtc.clone().unwrap_or_default(),
         "jaxlib_range": (&range.oldest, &range.newest),
         "jaxlib_excluded": &range.excluded,
     })
@@ -237,8 +242,16 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
         Some(d) => cargo.env("BRIDGEGEN_KERNELS", d),
         None => cargo.env_remove("BRIDGEGEN_KERNELS"),
     };
-    let status = cargo.status().map_err(|e| Error::Build(format!("cannot run cargo: {e}")))?;
+    let (status, in_spec) = run_reporting_spec_errors(cargo, &pkg.spec_path)?;
     if !status.success() {
+        if !in_spec.is_empty() {
+            return Err(Error::Build(format!(
+                "the C++ of {} does not compile (compiler output above):\n{}\nhelp: fix the spec's `expr`/`prelude` \
+                 at these lines (its headers, function names and argument types)",
+                pkg.spec_path,
+                in_spec.iter().map(|l| format!("  {l}")).collect::<Vec<_>>().join("\n")
+            )));
+        }
         return Err(Error::Build(format!("cargo build of {crate_name} failed (see the compiler output above)")));
     }
     let lib_file = names::library_file(&pkg.name);
@@ -262,24 +275,29 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
         Some(v) => format!("{}_cuda{v}", pkg.name),
         None => pkg.name.clone(),
     };
-    let runtime_version = env!("CARGO_PKG_VERSION");
     let range = summary.requires_jaxlib.clone();
-    let metadata = format!(
-        "Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: {}\nRequires-Python: >=3.10\nRequires-Dist: jax{range}\nRequires-Dist: jaxlib{range}\nRequires-Dist: jax-cupy-bridge=={runtime_version}\n",
+    let runtime = runtime_src::needed(!pkg.functions.is_empty());
+    let mut metadata = format!(
+        "Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: {}\nRequires-Python: >=3.10\nRequires-Dist: jax{range}\nRequires-Dist: jaxlib{range}\n",
         dist.replace('_', "-"),
         pkg.version,
         crate::emit::escape::metadata_line(&pkg.summary)
-    ) + &opts.cuda.map(|v| format!("Requires-Dist: jax-cuda{v}-plugin{range}\n")).unwrap_or_default();
+    );
+    for r in &runtime {
+        metadata += &format!("Requires-Dist: {}\n", r.pin());
+    }
+    metadata += &opts.cuda.map(|v| format!("Requires-Dist: jax-cuda{v}-plugin{range}\n")).unwrap_or_default();
     let pkg_wheel =
         Wheel { name: dist.clone(), version: pkg.version.clone(), tag: wheel::manylinux_tag(&lib), metadata, entries }
             .write(&opts.out)?;
 
     let mut wheels = vec![pkg_wheel];
     if opts.runtime_wheel {
-        let python = crate::runtime_src::under(crate::runtime_src::PYTHON_PACKAGE)
-            .map(|(rel, contents)| (rel.to_string(), contents.as_bytes().to_vec()))
-            .collect();
-        wheels.push(runtime_wheel(python, &release_dir.join(RUNTIME_LIBRARY), &opts.out)?);
+        for r in runtime {
+            let python = r.files().map(|(rel, contents)| (rel.to_string(), contents.as_bytes().to_vec())).collect();
+            let library = r.native.then(|| release_dir.join(runtime_library()));
+            wheels.push(runtime_wheel(r, python, library.as_deref(), &opts.out)?);
+        }
     }
     for w in &wheels {
         step(&format!("wrote {}", w.display()));
@@ -306,21 +324,68 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
     Ok(summary)
 }
 
-/// The runtime's wheel: its Python package (path below the package -> contents) and its
-/// own library (the callback handlers of cupy_lazy_apply), so platform-tagged.
-fn runtime_wheel(python: Vec<(String, Vec<u8>)>, library: &Path, out: &Path) -> Result<PathBuf, Error> {
-    let runtime_version = env!("CARGO_PKG_VERSION");
+/// Run cargo, passing its stderr through, and collect the compiler's errors located in the
+/// spec (`<spec>:LINE:COL: error: ...`: the host C++ carries `#line` directives into it).
+fn run_reporting_spec_errors(
+    mut cargo: Command,
+    spec_path: &str,
+) -> Result<(std::process::ExitStatus, Vec<String>), Error> {
+    use std::io::{BufRead, Write};
+    let mut child = cargo
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| Error::Build(format!("cannot run cargo: {e}")))?;
+    let mut in_spec = Vec::new();
+    let prefix = format!("{spec_path}:");
+    if let Some(stderr) = child.stderr.take() {
+        let mut err = std::io::stderr().lock();
+        for line in std::io::BufReader::new(stderr).split(b'\n').map_while(Result::ok) {
+            let _ = err.write_all(&line).and_then(|_| err.write_all(b"\n"));
+            let text = String::from_utf8_lossy(&line);
+            // cargo indents a failed build script's output, or prefixes `warning: pkg@v: `.
+            if let Some(at) = text.find(&prefix) {
+                let located = text[at..].trim_end();
+                if located.contains(": error: ") && !in_spec.iter().any(|l| l == located) {
+                    in_spec.push(located.to_string());
+                }
+            }
+        }
+    }
+    let status = child.wait().map_err(|e| Error::Build(format!("cannot run cargo: {e}")))?;
+    Ok((status, in_spec))
+}
+
+/// A runtime package's wheel: its Python (path below the package -> contents) and, for
+/// the delegation, the runtime crate's library (its callback handlers; platform-tagged).
+fn runtime_wheel(
+    pkg: runtime_src::PythonPackage,
+    python: Vec<(String, Vec<u8>)>,
+    library: Option<&Path>,
+    out: &Path,
+) -> Result<PathBuf, Error> {
     let mut entries: Vec<Entry> = python
         .into_iter()
-        .map(|(rel, data)| Entry { path: format!("jax_cupy_bridge/{rel}"), data, executable: false })
+        .map(|(rel, data)| Entry { path: format!("{}/{rel}", pkg.module), data, executable: false })
         .collect();
-    let rt_lib = read(library)?;
-    let tag = wheel::manylinux_tag(&rt_lib);
-    entries.push(Entry { path: format!("jax_cupy_bridge/{RUNTIME_LIBRARY}"), data: rt_lib, executable: true });
-    let metadata = format!(
-        "Metadata-Version: 2.1\nName: jax-cupy-bridge\nVersion: {runtime_version}\nSummary: Shared runtime of bridgegen packages\nRequires-Python: >=3.10\nRequires-Dist: jax>=0.7.2\nRequires-Dist: numpy>=1.26\n"
+    let tag = match library {
+        Some(library) => {
+            let lib = read(library)?;
+            let tag = wheel::manylinux_tag(&lib);
+            entries.push(Entry { path: format!("{}/{}", pkg.module, runtime_library()), data: lib, executable: true });
+            tag
+        }
+        None => wheel::PURE_TAG.to_string(),
+    };
+    let mut metadata = format!(
+        "Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: {}\nRequires-Python: >=3.10\n",
+        pkg.dist,
+        pkg.version(),
+        pkg.summary
     );
-    Wheel { name: "jax_cupy_bridge".into(), version: runtime_version.into(), tag, metadata, entries }.write(out)
+    for d in pkg.requires() {
+        metadata += &format!("Requires-Dist: {d}\n");
+    }
+    Wheel { name: pkg.module.into(), version: pkg.version().into(), tag, metadata, entries }.write(out)
 }
 
 /// `bridgegen build-runtime`: the runtime's wheel from a runtime source tree (what
@@ -343,7 +408,8 @@ pub fn build_runtime(source: &Path, jaxlib_include: Option<&Path>, out: &Path, q
     if !status.success() {
         return Err(Error::Build("cargo build of bridgegen-runtime failed (see the compiler output above)".into()));
     }
-    let dir = source.join("python/jax_cupy_bridge");
+    let pkg = runtime_src::DELEGATION;
+    let dir = source.join("python").join(pkg.module);
     let mut python = Vec::new();
     for e in std::fs::read_dir(&dir).map_err(|source| Error::Io { path: dir.clone(), source })? {
         let p = e.map_err(|source| Error::Io { path: dir.clone(), source })?.path();
@@ -352,7 +418,7 @@ pub fn build_runtime(source: &Path, jaxlib_include: Option<&Path>, out: &Path, q
         }
     }
     python.sort();
-    let wheel = runtime_wheel(python, &release_dir.join(RUNTIME_LIBRARY), out)?;
+    let wheel = runtime_wheel(pkg, python, Some(&release_dir.join(runtime_library())), out)?;
     step(&format!("wrote {}", wheel.display()));
     Ok(wheel)
 }

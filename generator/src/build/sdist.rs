@@ -11,9 +11,6 @@ use crate::{runtime_src, templates};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The runtime's distribution name, in file names and METADATA.
-const RUNTIME: (&str, &str) = ("jax_cupy_bridge", "jax-cupy-bridge");
-
 type Files = BTreeMap<String, (Vec<u8>, bool)>;
 
 fn banner(what: &str) -> String {
@@ -24,12 +21,20 @@ fn banner(what: &str) -> String {
     )
 }
 
-fn pyproject(dist: &str, version: &str, summary: &str, deps: &[String]) -> String {
+/// `compiled`: its backend runs the bridgegen CLI (else it only zips Python files).
+fn pyproject(dist: &str, version: &str, summary: &str, deps: &[String], compiled: bool) -> String {
     let deps: Vec<String> = deps.iter().map(|d| py_str(d)).collect();
+    let requires = if compiled {
+        format!(
+            "# The backend runs the bridgegen CLI; build with --no-build-isolation where jax is installed.\nrequires = [{}]",
+            py_str(&format!("bridgegen=={}", env!("CARGO_PKG_VERSION")))
+        )
+    } else {
+        "# Pure Python: the backend only packs the files.\nrequires = []".to_string()
+    };
     format!(
-        "{}\n[build-system]\n# The backend runs the bridgegen CLI; build with --no-build-isolation where jax is installed.\nrequires = [{}]\nbuild-backend = \"bridgegen_backend\"\nbackend-path = [\".\"]\n\n[project]\nname = {}\nversion = {}\ndescription = {}\nrequires-python = \">=3.10\"\ndependencies = [{}]\n",
+        "{}\n[build-system]\n{requires}\nbuild-backend = \"bridgegen_backend\"\nbackend-path = [\".\"]\n\n[project]\nname = {}\nversion = {}\ndescription = {}\nrequires-python = \">=3.10\"\ndependencies = [{}]\n",
         banner(dist),
-        py_str(&format!("bridgegen=={}", env!("CARGO_PKG_VERSION"))),
         py_str(dist),
         py_str(version),
         py_str(&metadata_line(summary)),
@@ -50,10 +55,12 @@ fn pkg_info(dist: &str, version: &str, summary: &str, deps: &[String]) -> String
     s
 }
 
-fn backend(kind: &str, spec: &str, sdist_name: &str) -> Result<String, Error> {
+/// `kind`: "package" (a spec), "runtime" (the delegation's crate) or "pure" (the core);
+/// `module`: the Python package a "pure" wheel holds.
+fn backend(kind: &str, spec: &str, module: &str, sdist_name: &str) -> Result<String, Error> {
     let env = templates::environment();
     let ctx = minijinja::context! {
-        banner_hash => banner(sdist_name), kind => kind, spec => spec, sdist_name => sdist_name,
+        banner_hash => banner(sdist_name), kind => kind, spec => spec, module => module, sdist_name => sdist_name,
         bridgegen_version => env!("CARGO_PKG_VERSION"),
     };
     env.get_template("python/backend.py.j2")
@@ -89,14 +96,17 @@ fn add(files: &mut Files, rel: impl Into<String>, text: impl Into<Vec<u8>>) {
     files.insert(rel.into(), (text.into(), false));
 }
 
-/// `bridgegen sdist SPEC`: the package's and the runtime's source distributions.
+/// `bridgegen sdist SPEC`: the package's source distribution and those of the runtime
+/// packages it needs.
 pub fn sdist(spec: &Path, out: &Path) -> Result<Vec<PathBuf>, Error> {
     let source = crate::fs::read(spec)?;
     let spec_name = spec.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "spec.toml".into());
     // Generated as the backend regenerates it: from the sdist's root, the spec beside.
     let pkg = crate::load_str(&spec_name, &source)?;
-    let (range, runtime_version) = (super::headers::requires_jaxlib(), env!("CARGO_PKG_VERSION"));
-    let deps = vec![format!("jax{range}"), format!("jaxlib{range}"), format!("{}=={runtime_version}", RUNTIME.1)];
+    let runtime = runtime_src::needed(!pkg.functions.is_empty());
+    let range = super::headers::requires_jaxlib();
+    let mut deps = vec![format!("jax{range}"), format!("jaxlib{range}")];
+    deps.extend(runtime.iter().map(|r| r.pin()));
     let dist = pkg.name.replace('_', "-");
     let stem = format!("{}-{}", pkg.name, pkg.version);
 
@@ -105,36 +115,44 @@ pub fn sdist(spec: &Path, out: &Path) -> Result<Vec<PathBuf>, Error> {
         add(&mut files, rel.to_string_lossy().replace('\\', "/"), text);
     }
     add(&mut files, spec_name.clone(), source);
-    add(&mut files, "pyproject.toml", pyproject(&dist, &pkg.version, &pkg.summary, &deps));
+    add(&mut files, "pyproject.toml", pyproject(&dist, &pkg.version, &pkg.summary, &deps, true));
     add(&mut files, "PKG-INFO", pkg_info(&dist, &pkg.version, &pkg.summary, &deps));
-    add(&mut files, "bridgegen_backend.py", backend("package", &spec_name, &format!("{stem}.tar.gz"))?);
-    let package = write_tar_gz(out, &stem, &files)?;
+    add(&mut files, "bridgegen_backend.py", backend("package", &spec_name, "", &format!("{stem}.tar.gz"))?);
+    let mut written = vec![write_tar_gz(out, &stem, &files)?];
+    for r in runtime {
+        written.push(runtime_sdist(r, out)?);
+    }
+    Ok(written)
+}
 
-    // The runtime: its crate vendored as in a package, its Python beside.
+/// A runtime package's sdist: its Python under python/ and, for the delegation, its crate
+/// vendored as in a generated package.
+fn runtime_sdist(r: runtime_src::PythonPackage, out: &Path) -> Result<PathBuf, Error> {
     let mut files = Files::new();
-    let (vendor_to, vendor_from) = runtime_src::VENDORED[0];
-    let env = templates::environment();
-    let ctx = minijinja::value::merge_maps([
-        crate::emit::workspace_context(&[vendor_to]),
-        minijinja::context! { banner_hash => banner(RUNTIME.1) },
-    ]);
-    let workspace = env
-        .get_template("rust/workspace.toml.j2")
-        .and_then(|t| t.render(ctx))
-        .map_err(|e| Error::Internal(format!("{e:#}")))?;
-    add(&mut files, "Cargo.toml", workspace + "\n");
-    for (rel, text) in runtime_src::under(vendor_from) {
-        add(&mut files, format!("{vendor_to}/{rel}"), text);
+    if r.native {
+        let (vendor_to, vendor_from) = runtime_src::VENDORED[0];
+        let env = templates::environment();
+        let ctx = minijinja::value::merge_maps([
+            crate::emit::workspace_context(&[vendor_to]),
+            minijinja::context! { banner_hash => banner(r.dist) },
+        ]);
+        let workspace = env
+            .get_template("rust/workspace.toml.j2")
+            .and_then(|t| t.render(ctx))
+            .map_err(|e| Error::Internal(format!("{e:#}")))?;
+        add(&mut files, "Cargo.toml", workspace + "\n");
+        for (rel, text) in runtime_src::under(vendor_from) {
+            add(&mut files, format!("{vendor_to}/{rel}"), text);
+        }
     }
-    for (rel, text) in runtime_src::under(runtime_src::PYTHON_PACKAGE) {
-        add(&mut files, format!("python/{}/{rel}", RUNTIME.0), text);
+    for (rel, text) in r.files() {
+        add(&mut files, format!("python/{}/{rel}", r.module), text);
     }
-    let summary = "Shared runtime of bridgegen packages";
-    let rt_deps = vec!["jax>=0.7.2".to_string(), "numpy>=1.26".to_string()];
-    let rt_stem = format!("{}-{runtime_version}", RUNTIME.0);
-    add(&mut files, "pyproject.toml", pyproject(RUNTIME.1, runtime_version, summary, &rt_deps));
-    add(&mut files, "PKG-INFO", pkg_info(RUNTIME.1, runtime_version, summary, &rt_deps));
-    add(&mut files, "bridgegen_backend.py", backend("runtime", "", &format!("{rt_stem}.tar.gz"))?);
-    let runtime = write_tar_gz(out, &rt_stem, &files)?;
-    Ok(vec![package, runtime])
+    let stem = format!("{}-{}", r.module, r.version());
+    let deps = r.requires();
+    add(&mut files, "pyproject.toml", pyproject(r.dist, r.version(), r.summary, &deps, r.native));
+    add(&mut files, "PKG-INFO", pkg_info(r.dist, r.version(), r.summary, &deps));
+    let kind = if r.native { "runtime" } else { "pure" };
+    add(&mut files, "bridgegen_backend.py", backend(kind, "", r.module, &format!("{stem}.tar.gz"))?);
+    write_tar_gz(out, &stem, &files)
 }

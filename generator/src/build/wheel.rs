@@ -1,6 +1,7 @@
 //! Writing wheels (PEP 427) deterministically: sorted entries, fixed timestamps, a RECORD
 //! of sha256 hashes. The compiled library is loaded with ctypes, so wheels are tagged
-//! `py3-none-<platform>`: one wheel per platform serves every Python version.
+//! `py3-none-<platform>` (pure Python: `py3-none-any`): one wheel per platform serves
+//! every Python version.
 
 use crate::error::Error;
 use base64::Engine as _;
@@ -8,6 +9,9 @@ use sha2::{Digest, Sha256};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use zip::write::SimpleFileOptions;
+
+/// The tag of a pure-Python wheel (the runtime's core).
+pub const PURE_TAG: &str = "py3-none-any";
 
 /// A file to put in a wheel.
 pub struct Entry {

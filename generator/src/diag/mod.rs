@@ -48,15 +48,23 @@ impl Diagnostics {
         items.sort_by(|a, b| (a.span.start, &a.message).cmp(&(b.span.start, &b.message)));
         items.dedup();
         let renderer = Renderer::plain();
+        // Each diagnostic renders only the lines its span covers (found by binary search
+        // over the line starts), so a spec with many errors renders in linear time.
+        let line_starts: Vec<usize> =
+            std::iter::once(0).chain(source.match_indices('\n').map(|(i, _)| i + 1)).collect();
         let mut out = String::new();
         for d in &items {
             let span = clamp_span(&d.span, source);
+            let first = line_starts.partition_point(|&s| s <= span.start) - 1;
+            let last = line_starts.partition_point(|&s| s <= span.end.saturating_sub(1).max(span.start)) - 1;
+            let begin = line_starts[first];
+            let end = line_starts.get(last + 1).copied().unwrap_or(source.len());
             let mut msg = Level::Error.title(&d.message).snippet(
-                Snippet::source(source)
+                Snippet::source(&source[begin..end])
                     .origin(origin)
-                    .line_start(1)
+                    .line_start(first + 1)
                     .fold(true)
-                    .annotation(Level::Error.span(span).label(&d.label)),
+                    .annotation(Level::Error.span(span.start - begin..span.end - begin).label(&d.label)),
             );
             if let Some(help) = &d.help {
                 msg = msg.footer(Level::Help.title(help));

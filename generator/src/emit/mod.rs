@@ -25,6 +25,24 @@ fn banner(pkg: &Package, comment: &str) -> String {
     )
 }
 
+/// Where a template leaves spec text (after a `#line` naming the spec), the line after
+/// it goes back to numbering the generated file.
+const RESUME: &str = "#line BG_RESUME";
+
+/// Replace each `RESUME` line of `text` (the generated file `path`) with the `#line`
+/// directive that numbers the next line as what it is.
+fn resume_lines(text: &str, path: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        if line.trim_end() == RESUME {
+            out.push_str(&format!("#line {} {}\n", i + 2, escape::cpp_str(path)));
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 /// The context of templates/rust/workspace.toml.j2 (besides its banner).
 pub fn workspace_context(members: &[&str]) -> minijinja::Value {
     minijinja::context! { members => members, runtime_version => env!("CARGO_PKG_VERSION"), runtime_license => env!("CARGO_PKG_LICENSE") }
@@ -65,7 +83,9 @@ pub fn emit_package(pkg: &Package) -> Result<Output, String> {
     for (u, uv) in pkg.ufuncs.iter().zip(&view.ufuncs) {
         if u.platforms.contains(&Platform::Cpu) {
             let ctx = base(minijinja::Value::from_serialize(uv));
-            out.insert(format!("rust/cpu/{}.inc", u.name).into(), render("cpp/ufunc.cpp.j2", ctx)?);
+            let path = format!("rust/cpu/{}.inc", u.name);
+            let text = resume_lines(&render("cpp/ufunc.cpp.j2", ctx)?, &path);
+            out.insert(path.into(), text);
         }
         if u.platforms.contains(&Platform::Cuda) {
             let ctx = base(minijinja::Value::from_serialize(uv));

@@ -80,6 +80,10 @@ pub struct UfuncView {
     pub target: String,
     pub headers: Vec<String>,
     pub prelude: String,
+    /// `#line` directives (and the indentation that puts the text at its spec column) for
+    /// host C++: compiler errors in `prelude`/`expr` point at the spec.
+    pub prelude_at: LineView,
+    pub expr_at: LineView,
     pub nin: usize,
     pub nout: usize,
     pub loops: Vec<LoopView>,
@@ -99,6 +103,21 @@ pub struct UfuncView {
     pub cpu: bool,
     /// Whether the function has CUDA kernels.
     pub cuda: bool,
+}
+
+#[derive(Serialize)]
+pub struct LineView {
+    pub directive: String,
+    pub pad: String,
+}
+
+impl LineView {
+    fn new(pkg: &Package, at: crate::ir::SourceAt) -> LineView {
+        LineView {
+            directive: format!("#line {} {}", at.line.max(1), crate::emit::escape::cpp_str(&pkg.spec_path)),
+            pad: " ".repeat(at.col.saturating_sub(1) as usize),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -316,6 +335,8 @@ fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
         target: names::xla_target(&pkg.name, &u.name),
         headers: u.headers.clone(),
         prelude: u.prelude.clone(),
+        prelude_at: LineView::new(pkg, u.prelude_at),
+        expr_at: LineView::new(pkg, u.expr_at),
         nin: u.inputs.len(),
         nout: u.outputs.len(),
         loops,

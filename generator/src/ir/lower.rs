@@ -15,6 +15,8 @@ use toml::Spanned;
 
 struct Ctx<'a> {
     diags: &'a mut Diagnostics,
+    /// The spec's text, for the source positions the IR keeps (`SourceAt`).
+    source: &'a str,
     /// Where headers must exist, when known (the xsf include root of a build).
     headers_root: Option<&'a std::path::Path>,
 }
@@ -35,11 +37,12 @@ fn inner(span: &Range<usize>, offset: usize, len: usize) -> Range<usize> {
 pub fn lower(
     raw: RawSpec,
     spec_path: &str,
+    source: &str,
     spec_hash: String,
     diags: &mut Diagnostics,
     headers_root: Option<&std::path::Path>,
 ) -> Option<Package> {
-    let mut cx = Ctx { diags, headers_root };
+    let mut cx = Ctx { diags, source, headers_root };
     let Some(pkg) = raw.package else {
         cx.err(raw.doc_span.clone(), catalog::missing_package());
         return None;
@@ -291,6 +294,8 @@ fn lower_ufunc(
         inputs,
         outputs,
         prelude: u.prelude.as_ref().map(|p| p.get_ref().trim().to_string()).unwrap_or_default(),
+        prelude_at: u.prelude.as_ref().map(|p| SourceAt::of_string(cx.source, &p.span())).unwrap_or_default(),
+        expr_at: SourceAt::of_string(cx.source, &u.expr.span()),
         expr,
         cuda_expr,
         cuda_expr_by_loop,

@@ -76,6 +76,35 @@ impl Expr {
     }
 }
 
+/// Where a string value's text (its first non-blank character) starts in the spec:
+/// host C++ carries it in `#line` directives, so the compiler reports errors in `expr` and
+/// `prelude` at the spec's own line and column.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SourceAt {
+    /// 1-based; 0 when unknown.
+    pub line: u32,
+    /// 1-based, in characters.
+    pub col: u32,
+}
+
+impl SourceAt {
+    /// The text of the TOML string whose value (quotes included) spans `span` of `source`.
+    /// Escapes before the first non-blank character shift the column; nothing else does.
+    pub fn of_string(source: &str, span: &std::ops::Range<usize>) -> SourceAt {
+        let Some(value) = source.get(span.clone()) else { return SourceAt::default() };
+        let quote = [r#"""""#, "'''", "\"", "'"].into_iter().find(|q| value.starts_with(q)).unwrap_or("");
+        let mut rest = &value[quote.len()..];
+        if quote.len() == 3 {
+            // TOML drops a newline right after an opening triple quote.
+            rest = rest.strip_prefix("\r\n").or_else(|| rest.strip_prefix('\n')).unwrap_or(rest);
+        }
+        let start = span.start + (value.len() - rest.trim_start().len());
+        let before = &source[..start];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        SourceAt { line: before.matches('\n').count() as u32 + 1, col: before[line_start..].chars().count() as u32 + 1 }
+    }
+}
+
 /// An elementwise function.
 #[derive(Debug, Clone)]
 pub struct Ufunc {
@@ -87,7 +116,9 @@ pub struct Ufunc {
     pub outputs: Vec<String>,
     /// C++ helpers emitted after the headers (empty if none).
     pub prelude: String,
+    pub prelude_at: SourceAt,
     pub expr: Expr,
+    pub expr_at: SourceAt,
     /// What the CUDA kernels evaluate instead of `expr`, if the spec says (`cuda_expr`).
     pub cuda_expr: Option<Expr>,
     /// Loop signature -> what that loop's CUDA kernel evaluates (`cuda_expr_by_loop`),
@@ -181,4 +212,28 @@ pub struct Param {
     pub default: Option<String>,
     /// Python literals of the allowed values, if restricted.
     pub choices: Vec<String>,
+}
+
+#[cfg(test)]
+mod source_at_tests {
+    use super::SourceAt;
+
+    fn at(source: &str, needle: &str) -> SourceAt {
+        let start = source.find(needle).expect("needle");
+        SourceAt::of_string(source, &(start..source.len()))
+    }
+
+    #[test]
+    fn points_at_the_first_character_of_the_text() {
+        assert_eq!(at("a = 1\nexpr = \"f(x)\"", "\"f("), SourceAt { line: 2, col: 9 });
+        assert_eq!(at("expr = '  f(x)'", "'"), SourceAt { line: 1, col: 11 });
+        // A newline right after a triple quote is not part of the text.
+        assert_eq!(at("x = 1\nexpr = \"\"\"\n    f(x)\"\"\"", "\"\"\""), SourceAt { line: 3, col: 5 });
+        assert_eq!(at("expr = '''g(x)'''", "'''"), SourceAt { line: 1, col: 11 });
+    }
+
+    #[test]
+    fn a_span_outside_the_source_is_unknown_not_a_panic() {
+        assert_eq!(SourceAt::of_string("ab", &(5..9)), SourceAt::default());
+    }
 }

@@ -13,6 +13,7 @@ pub const SHADOWED: &[&str] = &[
     "ml_dtypes",
     "opt_einsum",
     "jax_cupy_bridge",
+    "bridgegen_runtime",
     "bridgegen",
     "array_api_extra",
     "array_api_compat",

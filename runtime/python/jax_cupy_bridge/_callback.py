@@ -26,7 +26,7 @@ import jax
 import jax.ffi
 import numpy as np
 
-from . import _abi, _library
+from bridgegen_runtime import _abi, _library
 
 _XLA_DTYPES = {code: np.dtype(name) for code, name in _abi.XLA_DTYPES.items()}
 # The structs of runtime/rust/src/abi.rs, field for field (both rendered from runtime/abi.toml).

@@ -11,7 +11,9 @@ import gc
 import math
 import sys
 
-from . import _callback, _jax_compat
+from bridgegen_runtime import _jax_compat
+
+from . import _callback
 
 _cupy = None
 # CuPy views of XLA's buffers by (address, shape, dtype, device): XLA hands an executable

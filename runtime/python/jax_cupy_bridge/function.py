@@ -15,7 +15,8 @@ from types import ModuleType
 import jax.numpy as jnp
 import numpy as np
 
-from ._dtypes import CODES
+from bridgegen_runtime._dtypes import CODES
+
 from .lazy import cupy_lazy_apply
 
 

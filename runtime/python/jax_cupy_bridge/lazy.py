@@ -25,7 +25,9 @@ import numpy as np
 from jax.extend.core import Primitive
 from jax.interpreters import batching, mlir
 
-from . import _abi, _callback, _jax_compat
+from bridgegen_runtime import _abi, _jax_compat
+
+from . import _callback
 
 _STATIC_TYPES = (int, float, bool, str, type(None), complex)
 

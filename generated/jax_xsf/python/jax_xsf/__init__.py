@@ -5,9 +5,9 @@ Every function runs inside `jax.jit` through an XLA FFI handler built from
 `specs/xsf.toml`; see each function's docstring for its SciPy equivalent.
 """
 
-from jax_cupy_bridge.ufunc import export_disabled_checks as _export_disabled_checks
-from jax_cupy_bridge.ufunc import install_rules as _install_rules
-from jax_cupy_bridge.ufunc import load_ufuncs as _load_ufuncs
+from bridgegen_runtime.ufunc import export_disabled_checks as _export_disabled_checks
+from bridgegen_runtime.ufunc import install_rules as _install_rules
+from bridgegen_runtime.ufunc import load_ufuncs as _load_ufuncs
 
 from . import _spec
 

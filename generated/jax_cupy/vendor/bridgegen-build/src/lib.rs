@@ -6,12 +6,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// Compile the host loop sources (C++17 over xsf, -O3) into the static library `name`.
-/// Include directories come from bridgegen-runtime (`DEP_BRIDGEGEN_RUNTIME_*`).
+/// The xsf include directory comes from bridgegen-runtime (`DEP_BRIDGEGEN_RUNTIME_XSF_INCLUDE`).
 pub fn host_loops(name: &str, sources: &[&str]) {
     let xsf =
         std::env::var("DEP_BRIDGEGEN_RUNTIME_XSF_INCLUDE").expect("bridgegen-runtime exports the xsf include dir");
-    let runtime =
-        std::env::var("DEP_BRIDGEGEN_RUNTIME_INCLUDE").expect("bridgegen-runtime exports its C++ include dir");
+    let runtime = runtime_include();
     let mut build = cc::Build::new();
     build
         .cpp(true)
@@ -36,6 +35,20 @@ pub fn host_loops(name: &str, sources: &[&str]) {
     // supplies portable fallbacks (kv spent 15 % of its time in a slower __divdc3).
     println!("cargo:rustc-link-lib=dylib=m");
     println!("cargo:rustc-link-lib=dylib=gcc_s");
+}
+
+/// The runtime's C++ headers: the package's own vendored copy beside the generated crate
+/// (`../vendor/bridgegen-runtime/include`), else where bridgegen-runtime reports them.
+/// Not the report alone: in a target directory several packages share, Cargo identifies a
+/// path dependency by its path relative to its workspace, so every package's vendored
+/// runtime is one unit, and its build script's report names the package that ran it last.
+fn runtime_include() -> PathBuf {
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    let vendored = manifest.join("../vendor/bridgegen-runtime/include");
+    if vendored.join("bridgegen/loop.hpp").is_file() {
+        return vendored;
+    }
+    std::env::var("DEP_BRIDGEGEN_RUNTIME_INCLUDE").expect("bridgegen-runtime exports its C++ include dir").into()
 }
 
 /// Write `$OUT_DIR/kernels.rs`: for each `(function, static)` a `static: &[Image]` of the

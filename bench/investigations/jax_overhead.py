@@ -6,9 +6,8 @@ costs from what a JAX call adds at large sizes. With --ncu, a few calls for
 Run: python bench/jax_overhead.py [--ncu]
 """
 
-import statistics
+import os
 import sys
-import time
 
 import jax
 
@@ -20,18 +19,15 @@ import numpy as np  # noqa: E402
 
 import jax_xsf  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/
+import timing  # noqa: E402
+
 N = 1 << 26
 NCU = "--ncu" in sys.argv
 
 
 def wall(fn, sync, reps=40):
-    sync(fn())
-    t = []
-    for _ in range(3 if NCU else reps):
-        t0 = time.perf_counter()
-        sync(fn())
-        t.append(time.perf_counter() - t0)
-    return statistics.median(t) * 1e6
+    return timing.median_time(fn, sync, budget=0.0, min_reps=3 if NCU else reps) * 1e6
 
 
 def cusync(_):

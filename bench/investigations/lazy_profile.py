@@ -20,7 +20,7 @@ import pstats
 import sys
 import threading
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/
 import cupy  # noqa: E402
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402

@@ -164,7 +164,7 @@ def wrap_while_lowering(make_wrapper) -> bool:
         return True
     except Exception as e:  # noqa: BLE001 - any change in JAX's internals lands here
         warnings.warn(
-            f"jax_cupy_bridge: cannot wrap this jax's while-loop lowering ({type(e).__name__}: {e}); "
+            f"bridgegen_runtime: cannot wrap this jax's while-loop lowering ({type(e).__name__}: {e}); "
             "bridged calls in loop bodies will not write in place (results are unchanged)",
             RuntimeWarning,
             stacklevel=3,

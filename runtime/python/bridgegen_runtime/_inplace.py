@@ -129,7 +129,7 @@ def install(prim) -> None:
                 if not _warned:
                     _warned = True
                     warnings.warn(
-                        f"jax_cupy_bridge: in-place analysis of a loop body failed ({type(e).__name__}: {e}); "
+                        f"bridgegen_runtime: in-place analysis of a loop body failed ({type(e).__name__}: {e}); "
                         f"the loop is lowered as JAX does (set {ENV}=0 to skip the analysis)",
                         RuntimeWarning,
                         stacklevel=2,
