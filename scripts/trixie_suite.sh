@@ -15,6 +15,9 @@ REPO="$(pwd)"
 LOG="$REPO/target/matrix/trixie-$V.log"
 mkdir -p "$(dirname "$LOG")"
 [ -x target/release/bridgegen ] || cargo build --quiet --release --locked -p bridgegen
+# array-api-extra's own tests (tests/python/test_array_api_extra.py) come from the sdist
+# scripts/env.sh unpacks into .venv: a checkout without it fails that one test.
+[ -f .venv/array_api_extra-0.11.5/tests/main/test_lazy.py ] || echo "trixie_suite: warning: no .venv/array_api_extra-0.11.5 (source scripts/env.sh first)" >&2
 
 if [ ! -x "$ROOTFS/usr/bin/python3.13" ]; then
     command -v debootstrap >/dev/null || apt-get install -y -q debootstrap

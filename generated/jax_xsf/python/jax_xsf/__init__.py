@@ -33,32 +33,56 @@ __all__ = [
     "agm",
     "airy",
     "airye",
+    "bdtr",
+    "bdtrc",
+    "bdtri",
+    "bei",
+    "beip",
+    "ber",
+    "berp",
     "besselpoly",
     "beta",
+    "betainc",
+    "betaincc",
+    "betainccinv",
+    "betaincinv",
     "betaln",
     "binom",
+    "boxcox",
+    "boxcox1p",
     "cbrt",
     "chdtr",
     "chdtrc",
     "chdtri",
     "cosdg",
     "cosm1",
+    "cotdg",
     "dawsn",
     "digamma",
     "ellipe",
     "ellipeinc",
+    "ellipj",
     "ellipk",
     "ellipkinc",
     "ellipkm1",
+    "entr",
     "erf",
     "erfc",
+    "erfcinv",
     "erfcx",
     "erfi",
+    "erfinv",
     "exp1",
     "exp10",
     "exp2",
     "expi",
     "expit",
+    "expm1",
+    "expn",
+    "exprel",
+    "fdtr",
+    "fdtrc",
+    "fdtri",
     "fresnel",
     "gamma",
     "gammainc",
@@ -69,12 +93,30 @@ __all__ = [
     "gammasgn",
     "gdtr",
     "gdtrc",
+    "gdtria",
     "gdtrib",
+    "gdtrix",
+    "hankel1",
+    "hankel1e",
+    "hankel2",
+    "hankel2e",
+    "huber",
+    "hyp1f1",
     "hyp2f1",
     "i0",
     "i0e",
     "i1",
     "i1e",
+    "inv_boxcox",
+    "inv_boxcox1p",
+    "it2i0k0",
+    "it2j0y0",
+    "it2struve0",
+    "itairy",
+    "iti0k0",
+    "itj0y0",
+    "itmodstruve0",
+    "itstruve0",
     "iv",
     "ive",
     "j0",
@@ -85,37 +127,79 @@ __all__ = [
     "k0e",
     "k1",
     "k1e",
+    "kei",
+    "keip",
+    "kelvin",
+    "ker",
+    "kerp",
+    "kl_div",
+    "kn",
+    "kolmogi",
+    "kolmogorov",
     "kv",
     "kve",
     "lambertw",
+    "log1p",
     "log_expit",
     "log_ndtr",
     "log_wright_bessel",
     "loggamma",
     "logit",
+    "lpmv",
+    "mathieu_a",
+    "mathieu_b",
+    "mathieu_cem",
+    "mathieu_modcem1",
+    "mathieu_modcem2",
+    "mathieu_modsem1",
+    "mathieu_modsem2",
+    "mathieu_sem",
+    "modfresnelm",
+    "modfresnelp",
     "modstruve",
+    "nbdtr",
+    "nbdtrc",
+    "nbdtri",
     "ndtr",
     "ndtri",
+    "ndtri_exp",
+    "nrdtrimn",
+    "nrdtrisd",
     "owens_t",
+    "pbdv",
+    "pbvv",
+    "pbwa",
     "pdtr",
     "pdtrc",
+    "pdtri",
     "poch",
+    "pseudo_huber",
+    "radian",
+    "rel_entr",
     "rgamma",
+    "round",
     "shichi",
     "sici",
     "sindg",
+    "smirnov",
+    "smirnovi",
     "spence",
     "spherical_in",
     "spherical_jn",
     "spherical_yn",
+    "stdtr",
+    "stdtrit",
     "struve",
     "tandg",
     "tukeylambdacdf",
     "voigt_profile",
     "wofz",
     "wright_bessel",
+    "xlog1py",
+    "xlogy",
     "y0",
     "y1",
+    "yn",
     "yv",
     "yve",
     "zeta",
@@ -167,6 +251,107 @@ def airye(z, /, *, overwrite_input=None):
     return _ufuncs["airye"](z, overwrite_input=overwrite_input)
 
 
+def bdtr(k, n, p, /, *, overwrite_input=None):
+    """Binomial distribution cumulative distribution function: sum of the first floor(k) + 1 terms.
+
+    Equivalent to ``scipy.special.bdtr``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.bdtr.html
+    CuPy equivalent: ``cupyx.scipy.special.bdtr``.
+    Type loops: fif->f, flf->f, did->d, dld->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["bdtr"](k, n, p, overwrite_input=overwrite_input)
+
+
+def bdtrc(k, n, p, /, *, overwrite_input=None):
+    """Binomial distribution survival function: sum of the terms floor(k) + 1 to n.
+
+    Equivalent to ``scipy.special.bdtrc``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.bdtrc.html
+    CuPy equivalent: ``cupyx.scipy.special.bdtrc``.
+    Type loops: fif->f, flf->f, did->d, dld->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["bdtrc"](k, n, p, overwrite_input=overwrite_input)
+
+
+def bdtri(k, n, y, /, *, overwrite_input=None):
+    """Inverse of bdtr with respect to p.
+
+    Equivalent to ``scipy.special.bdtri``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.bdtri.html
+    CuPy equivalent: ``cupyx.scipy.special.bdtri``.
+    Type loops: fif->f, flf->f, did->d, dld->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["bdtri"](k, n, y, overwrite_input=overwrite_input)
+
+
+def bei(x, /, *, overwrite_input=None):
+    """Kelvin function bei.
+
+    Equivalent to ``scipy.special.bei``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.bei.html
+    Type loops: f->f, d->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["bei"](x, overwrite_input=overwrite_input)
+
+
+def beip(x, /, *, overwrite_input=None):
+    """Derivative of the Kelvin function bei.
+
+    Equivalent to ``scipy.special.beip``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.beip.html
+    Type loops: f->f, d->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["beip"](x, overwrite_input=overwrite_input)
+
+
+def ber(x, /, *, overwrite_input=None):
+    """Kelvin function ber.
+
+    Equivalent to ``scipy.special.ber``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.ber.html
+    Type loops: f->f, d->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["ber"](x, overwrite_input=overwrite_input)
+
+
+def berp(x, /, *, overwrite_input=None):
+    """Derivative of the Kelvin function ber.
+
+    Equivalent to ``scipy.special.berp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.berp.html
+    Type loops: f->f, d->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["berp"](x, overwrite_input=overwrite_input)
+
+
 def besselpoly(a, lmb, nu, /, *, overwrite_input=None):
     """Weighted integral of the Bessel function of the first kind.
 
@@ -194,6 +379,64 @@ def beta(a, b, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["beta"](a, b, overwrite_input=overwrite_input)
+
+
+def betainc(a, b, x, /, *, overwrite_input=None):
+    """Regularized incomplete beta function I_x(a, b) (cephes incbet; SciPy uses Boost's ibeta).
+
+    Equivalent to ``scipy.special.betainc``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.betainc.html
+    CuPy equivalent: ``cupyx.scipy.special.betainc``.
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["betainc"](a, b, x, overwrite_input=overwrite_input)
+
+
+def betaincc(a, b, x, /, *, overwrite_input=None):
+    """Complement of the regularized incomplete beta function, 1 - I_x(a, b), from I_{1-x}(b, a) where 1 - x is exact.
+
+    Equivalent to ``scipy.special.betaincc``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.betaincc.html
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["betaincc"](a, b, x, overwrite_input=overwrite_input)
+
+
+def betainccinv(a, b, y, /, *, overwrite_input=None):
+    """Inverse of betaincc with respect to x.
+
+    Equivalent to ``scipy.special.betainccinv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.betainccinv.html
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["betainccinv"](a, b, y, overwrite_input=overwrite_input)
+
+
+def betaincinv(a, b, y, /, *, overwrite_input=None):
+    """Inverse of betainc with respect to x (cephes incbi).
+
+    Equivalent to ``scipy.special.betaincinv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.betaincinv.html
+    CuPy equivalent: ``cupyx.scipy.special.betaincinv``.
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["betaincinv"](a, b, y, overwrite_input=overwrite_input)
 
 
 def betaln(a, b, /, *, overwrite_input=None):
@@ -224,6 +467,36 @@ def binom(n, k, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["binom"](n, k, overwrite_input=overwrite_input)
+
+
+def boxcox(x, lmbda, /, *, overwrite_input=None):
+    """Box-Cox transformation, (x^lmbda - 1) / lmbda (log(x) at lmbda = 0).
+
+    Equivalent to ``scipy.special.boxcox``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.boxcox.html
+    CuPy equivalent: ``cupyx.scipy.special.boxcox``.
+    Type loops: ff->f, dd->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["boxcox"](x, lmbda, overwrite_input=overwrite_input)
+
+
+def boxcox1p(x, lmbda, /, *, overwrite_input=None):
+    """Box-Cox transformation of 1 + x.
+
+    Equivalent to ``scipy.special.boxcox1p``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.boxcox1p.html
+    CuPy equivalent: ``cupyx.scipy.special.boxcox1p``.
+    Type loops: ff->f, dd->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["boxcox1p"](x, lmbda, overwrite_input=overwrite_input)
 
 
 def cbrt(x, /, *, overwrite_input=None):
@@ -317,6 +590,21 @@ def cosm1(x, /, *, overwrite_input=None):
     return _ufuncs["cosm1"](x, overwrite_input=overwrite_input)
 
 
+def cotdg(x, /, *, overwrite_input=None):
+    """Cotangent of the angle x given in degrees.
+
+    Equivalent to ``scipy.special.cotdg``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.cotdg.html
+    CuPy equivalent: ``cupyx.scipy.special.cotdg``.
+    Type loops: f->f, d->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["cotdg"](x, overwrite_input=overwrite_input)
+
+
 def dawsn(z, /, *, overwrite_input=None):
     """Dawson's integral.
 
@@ -375,6 +663,22 @@ def ellipeinc(phi, m, /, *, overwrite_input=None):
     return _ufuncs["ellipeinc"](phi, m, overwrite_input=overwrite_input)
 
 
+def ellipj(u, m, /, *, overwrite_input=None):
+    """Jacobian elliptic functions sn, cn, dn and the amplitude ph of parameter m.
+
+    Equivalent to ``scipy.special.ellipj``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.ellipj.html
+    CuPy equivalent: ``cupyx.scipy.special.ellipj``.
+    Type loops: ff->ffff, dd->dddd.
+    Platforms: cpu.
+    Returns a tuple (sn, cn, dn, ph).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["ellipj"](u, m, overwrite_input=overwrite_input)
+
+
 def ellipk(m, /, *, overwrite_input=None):
     """Complete elliptic integral of the first kind.
 
@@ -420,6 +724,21 @@ def ellipkm1(p, /, *, overwrite_input=None):
     return _ufuncs["ellipkm1"](p, overwrite_input=overwrite_input)
 
 
+def entr(x, /, *, overwrite_input=None):
+    """Elementwise entropy, -x log(x) (0 at 0, -inf below).
+
+    Equivalent to ``scipy.special.entr``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.entr.html
+    CuPy equivalent: ``cupyx.scipy.special.entr``.
+    Type loops: f->f, d->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["entr"](x, overwrite_input=overwrite_input)
+
+
 def erf(z, /, *, overwrite_input=None):
     """Error function.
 
@@ -450,6 +769,21 @@ def erfc(z, /, *, overwrite_input=None):
     return _ufuncs["erfc"](z, overwrite_input=overwrite_input)
 
 
+def erfcinv(y, /, *, overwrite_input=None):
+    """Inverse of the complementary error function.
+
+    Equivalent to ``scipy.special.erfcinv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.erfcinv.html
+    CuPy equivalent: ``cupyx.scipy.special.erfcinv``.
+    Type loops: f->f, d->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["erfcinv"](y, overwrite_input=overwrite_input)
+
+
 def erfcx(z, /, *, overwrite_input=None):
     """Scaled complementary error function, exp(z**2) * erfc(z).
 
@@ -477,6 +811,21 @@ def erfi(z, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["erfi"](z, overwrite_input=overwrite_input)
+
+
+def erfinv(y, /, *, overwrite_input=None):
+    """Inverse of the error function.
+
+    Equivalent to ``scipy.special.erfinv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.erfinv.html
+    CuPy equivalent: ``cupyx.scipy.special.erfinv``.
+    Type loops: f->f, d->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["erfinv"](y, overwrite_input=overwrite_input)
 
 
 def exp1(z, /, *, overwrite_input=None):
@@ -554,6 +903,96 @@ def expit(x, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["expit"](x, overwrite_input=overwrite_input)
+
+
+def expm1(x, /, *, overwrite_input=None):
+    """exp(x) - 1, accurate near x = 0.
+
+    Equivalent to ``scipy.special.expm1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.expm1.html
+    CuPy equivalent: ``cupyx.scipy.special.expm1``.
+    Type loops: f->f, d->d, F->F, D->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["expm1"](x, overwrite_input=overwrite_input)
+
+
+def expn(n, x, /, *, overwrite_input=None):
+    """Generalized exponential integral E_n(x).
+
+    Equivalent to ``scipy.special.expn``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.expn.html
+    CuPy equivalent: ``cupyx.scipy.special.expn``.
+    Type loops: if->f, lf->f, id->d, ld->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["expn"](n, x, overwrite_input=overwrite_input)
+
+
+def exprel(x, /, *, overwrite_input=None):
+    """Relative error exponential, (exp(x) - 1) / x.
+
+    Equivalent to ``scipy.special.exprel``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.exprel.html
+    CuPy equivalent: ``cupyx.scipy.special.exprel``.
+    Type loops: f->f, d->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["exprel"](x, overwrite_input=overwrite_input)
+
+
+def fdtr(dfn, dfd, x, /, *, overwrite_input=None):
+    """F cumulative distribution function with dfn and dfd degrees of freedom.
+
+    Equivalent to ``scipy.special.fdtr``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.fdtr.html
+    CuPy equivalent: ``cupyx.scipy.special.fdtr``.
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["fdtr"](dfn, dfd, x, overwrite_input=overwrite_input)
+
+
+def fdtrc(dfn, dfd, x, /, *, overwrite_input=None):
+    """F survival function.
+
+    Equivalent to ``scipy.special.fdtrc``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.fdtrc.html
+    CuPy equivalent: ``cupyx.scipy.special.fdtrc``.
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["fdtrc"](dfn, dfd, x, overwrite_input=overwrite_input)
+
+
+def fdtri(dfn, dfd, p, /, *, overwrite_input=None):
+    """Inverse of fdtr with respect to x: the p-th quantile of the F distribution.
+
+    Equivalent to ``scipy.special.fdtri``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.fdtri.html
+    CuPy equivalent: ``cupyx.scipy.special.fdtri``.
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["fdtri"](dfn, dfd, p, overwrite_input=overwrite_input)
 
 
 def fresnel(z, /, *, overwrite_input=None):
@@ -707,6 +1146,20 @@ def gdtrc(a, b, x, /, *, overwrite_input=None):
     return _ufuncs["gdtrc"](a, b, x, overwrite_input=overwrite_input)
 
 
+def gdtria(p, b, x, /, *, overwrite_input=None):
+    """Inverse of gdtr with respect to a (cdflib).
+
+    Equivalent to ``scipy.special.gdtria``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.gdtria.html
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["gdtria"](p, b, x, overwrite_input=overwrite_input)
+
+
 def gdtrib(a, p, x, /, *, overwrite_input=None):
     """Inverse of gdtr with respect to b.
 
@@ -719,6 +1172,105 @@ def gdtrib(a, p, x, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["gdtrib"](a, p, x, overwrite_input=overwrite_input)
+
+
+def gdtrix(a, b, p, /, *, overwrite_input=None):
+    """Inverse of gdtr with respect to x (cdflib).
+
+    Equivalent to ``scipy.special.gdtrix``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.gdtrix.html
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["gdtrix"](a, b, p, overwrite_input=overwrite_input)
+
+
+def hankel1(v, z, /, *, overwrite_input=None):
+    """Hankel function of the first kind, H1_v(z) = J_v(z) + i Y_v(z).
+
+    Equivalent to ``scipy.special.hankel1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hankel1.html
+    Type loops: fF->F, dD->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["hankel1"](v, z, overwrite_input=overwrite_input)
+
+
+def hankel1e(v, z, /, *, overwrite_input=None):
+    """Exponentially scaled Hankel function of the first kind, H1_v(z) exp(-i z).
+
+    Equivalent to ``scipy.special.hankel1e``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hankel1e.html
+    Type loops: fF->F, dD->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["hankel1e"](v, z, overwrite_input=overwrite_input)
+
+
+def hankel2(v, z, /, *, overwrite_input=None):
+    """Hankel function of the second kind, H2_v(z) = J_v(z) - i Y_v(z).
+
+    Equivalent to ``scipy.special.hankel2``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hankel2.html
+    Type loops: fF->F, dD->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["hankel2"](v, z, overwrite_input=overwrite_input)
+
+
+def hankel2e(v, z, /, *, overwrite_input=None):
+    """Exponentially scaled Hankel function of the second kind, H2_v(z) exp(i z).
+
+    Equivalent to ``scipy.special.hankel2e``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hankel2e.html
+    Type loops: fF->F, dD->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["hankel2e"](v, z, overwrite_input=overwrite_input)
+
+
+def huber(delta, r, /, *, overwrite_input=None):
+    """Huber loss: r^2 / 2 where |r| <= delta, else delta (|r| - delta / 2).
+
+    Equivalent to ``scipy.special.huber``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.huber.html
+    CuPy equivalent: ``cupyx.scipy.special.huber``.
+    Type loops: ff->f, dd->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["huber"](delta, r, overwrite_input=overwrite_input)
+
+
+def hyp1f1(a, b, x, /, *, overwrite_input=None):
+    """Confluent hypergeometric function 1F1(a; b; z) of complex z (specfun, as SciPy's complex loop).
+
+    Equivalent to ``scipy.special.hyp1f1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hyp1f1.html
+    Type loops: ffF->F, ddD->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["hyp1f1"](a, b, x, overwrite_input=overwrite_input)
 
 
 def hyp2f1(a, b, c, z, /, *, overwrite_input=None):
@@ -793,6 +1345,153 @@ def i1e(x, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["i1e"](x, overwrite_input=overwrite_input)
+
+
+def inv_boxcox(y, lmbda, /, *, overwrite_input=None):
+    """Inverse of the Box-Cox transformation.
+
+    Equivalent to ``scipy.special.inv_boxcox``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.inv_boxcox.html
+    CuPy equivalent: ``cupyx.scipy.special.inv_boxcox``.
+    Type loops: ff->f, dd->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["inv_boxcox"](y, lmbda, overwrite_input=overwrite_input)
+
+
+def inv_boxcox1p(y, lmbda, /, *, overwrite_input=None):
+    """Inverse of the Box-Cox transformation of 1 + x.
+
+    Equivalent to ``scipy.special.inv_boxcox1p``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.inv_boxcox1p.html
+    CuPy equivalent: ``cupyx.scipy.special.inv_boxcox1p``.
+    Type loops: ff->f, dd->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["inv_boxcox1p"](y, lmbda, overwrite_input=overwrite_input)
+
+
+def it2i0k0(x, /, *, overwrite_input=None):
+    """Integrals of (I0(t) - 1)/t from 0 to x and of K0(t)/t from x to infinity.
+
+    Equivalent to ``scipy.special.it2i0k0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.it2i0k0.html
+    Type loops: f->ff, d->dd.
+    Platforms: cpu.
+    Returns a tuple (ii0, ik0).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["it2i0k0"](x, overwrite_input=overwrite_input)
+
+
+def it2j0y0(x, /, *, overwrite_input=None):
+    """Integrals of (1 - J0(t))/t from 0 to x and of Y0(t)/t from x to infinity.
+
+    Equivalent to ``scipy.special.it2j0y0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.it2j0y0.html
+    Type loops: f->ff, d->dd.
+    Platforms: cpu.
+    Returns a tuple (ij0, iy0).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["it2j0y0"](x, overwrite_input=overwrite_input)
+
+
+def it2struve0(x, /, *, overwrite_input=None):
+    """Integral of H0(t)/t from x to infinity.
+
+    Equivalent to ``scipy.special.it2struve0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.it2struve0.html
+    Type loops: f->f, d->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["it2struve0"](x, overwrite_input=overwrite_input)
+
+
+def itairy(x, /, *, overwrite_input=None):
+    """Integrals of the Airy functions from 0 to x: Apt, Bpt (of Ai, Bi) and Ant, Bnt (of Ai(-t), Bi(-t)).
+
+    Equivalent to ``scipy.special.itairy``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.itairy.html
+    Type loops: f->ffff, d->dddd.
+    Platforms: cpu.
+    Returns a tuple (apt, bpt, ant, bnt).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["itairy"](x, overwrite_input=overwrite_input)
+
+
+def iti0k0(x, /, *, overwrite_input=None):
+    """Integrals of I0 and K0 from 0 to x.
+
+    Equivalent to ``scipy.special.iti0k0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.iti0k0.html
+    Type loops: f->ff, d->dd.
+    Platforms: cpu.
+    Returns a tuple (ii0, ik0).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["iti0k0"](x, overwrite_input=overwrite_input)
+
+
+def itj0y0(x, /, *, overwrite_input=None):
+    """Integrals of J0 and Y0 from 0 to x.
+
+    Equivalent to ``scipy.special.itj0y0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.itj0y0.html
+    Type loops: f->ff, d->dd.
+    Platforms: cpu.
+    Returns a tuple (ij0, iy0).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["itj0y0"](x, overwrite_input=overwrite_input)
+
+
+def itmodstruve0(x, /, *, overwrite_input=None):
+    """Integral of the modified Struve function L0 from 0 to x.
+
+    Equivalent to ``scipy.special.itmodstruve0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.itmodstruve0.html
+    Type loops: f->f, d->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["itmodstruve0"](x, overwrite_input=overwrite_input)
+
+
+def itstruve0(x, /, *, overwrite_input=None):
+    """Integral of the Struve function H0 from 0 to x.
+
+    Equivalent to ``scipy.special.itstruve0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.itstruve0.html
+    Type loops: f->f, d->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["itstruve0"](x, overwrite_input=overwrite_input)
 
 
 def iv(v, z, /, *, overwrite_input=None):
@@ -941,6 +1640,134 @@ def k1e(x, /, *, overwrite_input=None):
     return _ufuncs["k1e"](x, overwrite_input=overwrite_input)
 
 
+def kei(x, /, *, overwrite_input=None):
+    """Kelvin function kei.
+
+    Equivalent to ``scipy.special.kei``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kei.html
+    Type loops: f->f, d->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["kei"](x, overwrite_input=overwrite_input)
+
+
+def keip(x, /, *, overwrite_input=None):
+    """Derivative of the Kelvin function kei.
+
+    Equivalent to ``scipy.special.keip``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.keip.html
+    Type loops: f->f, d->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["keip"](x, overwrite_input=overwrite_input)
+
+
+def kelvin(x, /, *, overwrite_input=None):
+    """Kelvin functions as complex numbers: Be = ber + i bei, Ke = ker + i kei, and their derivatives.
+
+    Equivalent to ``scipy.special.kelvin``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kelvin.html
+    Type loops: f->FFFF, d->DDDD.
+    Platforms: cpu.
+    Returns a tuple (be, ke, bep, kep).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["kelvin"](x, overwrite_input=overwrite_input)
+
+
+def ker(x, /, *, overwrite_input=None):
+    """Kelvin function ker.
+
+    Equivalent to ``scipy.special.ker``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.ker.html
+    Type loops: f->f, d->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["ker"](x, overwrite_input=overwrite_input)
+
+
+def kerp(x, /, *, overwrite_input=None):
+    """Derivative of the Kelvin function ker.
+
+    Equivalent to ``scipy.special.kerp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kerp.html
+    Type loops: f->f, d->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["kerp"](x, overwrite_input=overwrite_input)
+
+
+def kl_div(x, y, /, *, overwrite_input=None):
+    """Elementwise Kullback-Leibler divergence, x log(x / y) - x + y.
+
+    Equivalent to ``scipy.special.kl_div``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kl_div.html
+    CuPy equivalent: ``cupyx.scipy.special.kl_div``.
+    Type loops: ff->f, dd->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["kl_div"](x, y, overwrite_input=overwrite_input)
+
+
+def kn(n, x, /, *, overwrite_input=None):
+    """Modified Bessel function of the second kind of integer order n.
+
+    Equivalent to ``scipy.special.kn``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kn.html
+    Type loops: if->f, lf->f, id->d, ld->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["kn"](n, x, overwrite_input=overwrite_input)
+
+
+def kolmogi(p, /, *, overwrite_input=None):
+    """Inverse of kolmogorov.
+
+    Equivalent to ``scipy.special.kolmogi``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kolmogi.html
+    Type loops: f->f, d->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["kolmogi"](p, overwrite_input=overwrite_input)
+
+
+def kolmogorov(y, /, *, overwrite_input=None):
+    """Complementary CDF of the Kolmogorov distribution (the limit of sqrt(n) D_n).
+
+    Equivalent to ``scipy.special.kolmogorov``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kolmogorov.html
+    Type loops: f->f, d->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["kolmogorov"](y, overwrite_input=overwrite_input)
+
+
 def kv(v, z, /, *, overwrite_input=None):
     """Modified Bessel function of the second kind of real order v.
 
@@ -982,6 +1809,21 @@ def lambertw(z, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["lambertw"](z, overwrite_input=overwrite_input)
+
+
+def log1p(x, /, *, overwrite_input=None):
+    """log(1 + x), accurate near x = 0.
+
+    Equivalent to ``scipy.special.log1p``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.log1p.html
+    CuPy equivalent: ``cupyx.scipy.special.log1p``.
+    Type loops: f->f, d->d, F->F, D->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["log1p"](x, overwrite_input=overwrite_input)
 
 
 def log_expit(x, /, *, overwrite_input=None):
@@ -1058,6 +1900,169 @@ def logit(p, /, *, overwrite_input=None):
     return _ufuncs["logit"](p, overwrite_input=overwrite_input)
 
 
+def lpmv(m, v, x, /, *, overwrite_input=None):
+    """Associated Legendre function of integer order m and real degree v.
+
+    Equivalent to ``scipy.special.lpmv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.lpmv.html
+    CuPy equivalent: ``cupyx.scipy.special.lpmv``.
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["lpmv"](m, v, x, overwrite_input=overwrite_input)
+
+
+def mathieu_a(m, q, /, *, overwrite_input=None):
+    """Characteristic value of even Mathieu functions.
+
+    Equivalent to ``scipy.special.mathieu_a``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_a.html
+    Type loops: ff->f, dd->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["mathieu_a"](m, q, overwrite_input=overwrite_input)
+
+
+def mathieu_b(m, q, /, *, overwrite_input=None):
+    """Characteristic value of odd Mathieu functions.
+
+    Equivalent to ``scipy.special.mathieu_b``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_b.html
+    Type loops: ff->f, dd->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["mathieu_b"](m, q, overwrite_input=overwrite_input)
+
+
+def mathieu_cem(m, q, x, /, *, overwrite_input=None):
+    """Even Mathieu function ce_m(x, q) (x in degrees) and its derivative.
+
+    Equivalent to ``scipy.special.mathieu_cem``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_cem.html
+    Type loops: fff->ff, ddd->dd.
+    Platforms: cpu.
+    Returns a tuple (y, yp).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["mathieu_cem"](m, q, x, overwrite_input=overwrite_input)
+
+
+def mathieu_modcem1(m, q, x, /, *, overwrite_input=None):
+    """Even modified Mathieu function of the first kind and its derivative.
+
+    Equivalent to ``scipy.special.mathieu_modcem1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_modcem1.html
+    Type loops: fff->ff, ddd->dd.
+    Platforms: cpu.
+    Returns a tuple (y, yp).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["mathieu_modcem1"](m, q, x, overwrite_input=overwrite_input)
+
+
+def mathieu_modcem2(m, q, x, /, *, overwrite_input=None):
+    """Even modified Mathieu function of the second kind and its derivative.
+
+    Equivalent to ``scipy.special.mathieu_modcem2``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_modcem2.html
+    Type loops: fff->ff, ddd->dd.
+    Platforms: cpu.
+    Returns a tuple (y, yp).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["mathieu_modcem2"](m, q, x, overwrite_input=overwrite_input)
+
+
+def mathieu_modsem1(m, q, x, /, *, overwrite_input=None):
+    """Odd modified Mathieu function of the first kind and its derivative.
+
+    Equivalent to ``scipy.special.mathieu_modsem1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_modsem1.html
+    Type loops: fff->ff, ddd->dd.
+    Platforms: cpu.
+    Returns a tuple (y, yp).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["mathieu_modsem1"](m, q, x, overwrite_input=overwrite_input)
+
+
+def mathieu_modsem2(m, q, x, /, *, overwrite_input=None):
+    """Odd modified Mathieu function of the second kind and its derivative.
+
+    Equivalent to ``scipy.special.mathieu_modsem2``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_modsem2.html
+    Type loops: fff->ff, ddd->dd.
+    Platforms: cpu.
+    Returns a tuple (y, yp).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["mathieu_modsem2"](m, q, x, overwrite_input=overwrite_input)
+
+
+def mathieu_sem(m, q, x, /, *, overwrite_input=None):
+    """Odd Mathieu function se_m(x, q) (x in degrees) and its derivative.
+
+    Equivalent to ``scipy.special.mathieu_sem``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_sem.html
+    Type loops: fff->ff, ddd->dd.
+    Platforms: cpu.
+    Returns a tuple (y, yp).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["mathieu_sem"](m, q, x, overwrite_input=overwrite_input)
+
+
+def modfresnelm(x, /, *, overwrite_input=None):
+    """Modified Fresnel negative integrals F-(x) and K-(x).
+
+    Equivalent to ``scipy.special.modfresnelm``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.modfresnelm.html
+    Type loops: f->FF, d->DD.
+    Platforms: cpu.
+    Returns a tuple (fm, km).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["modfresnelm"](x, overwrite_input=overwrite_input)
+
+
+def modfresnelp(x, /, *, overwrite_input=None):
+    """Modified Fresnel positive integrals F+(x) and K+(x).
+
+    Equivalent to ``scipy.special.modfresnelp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.modfresnelp.html
+    Type loops: f->FF, d->DD.
+    Platforms: cpu.
+    Returns a tuple (fp, kp).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["modfresnelp"](x, overwrite_input=overwrite_input)
+
+
 def modstruve(v, x, /, *, overwrite_input=None):
     """Modified Struve function L_v(x).
 
@@ -1070,6 +2075,51 @@ def modstruve(v, x, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["modstruve"](v, x, overwrite_input=overwrite_input)
+
+
+def nbdtr(k, n, p, /, *, overwrite_input=None):
+    """Negative binomial cumulative distribution function.
+
+    Equivalent to ``scipy.special.nbdtr``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.nbdtr.html
+    CuPy equivalent: ``cupyx.scipy.special.nbdtr``.
+    Type loops: iif->f, llf->f, iid->d, lld->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["nbdtr"](k, n, p, overwrite_input=overwrite_input)
+
+
+def nbdtrc(k, n, p, /, *, overwrite_input=None):
+    """Negative binomial survival function.
+
+    Equivalent to ``scipy.special.nbdtrc``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.nbdtrc.html
+    CuPy equivalent: ``cupyx.scipy.special.nbdtrc``.
+    Type loops: iif->f, llf->f, iid->d, lld->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["nbdtrc"](k, n, p, overwrite_input=overwrite_input)
+
+
+def nbdtri(k, n, y, /, *, overwrite_input=None):
+    """Inverse of nbdtr with respect to p.
+
+    Equivalent to ``scipy.special.nbdtri``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.nbdtri.html
+    CuPy equivalent: ``cupyx.scipy.special.nbdtri``.
+    Type loops: iif->f, llf->f, iid->d, lld->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["nbdtri"](k, n, y, overwrite_input=overwrite_input)
 
 
 def ndtr(x, /, *, overwrite_input=None):
@@ -1103,6 +2153,48 @@ def ndtri(y, /, *, overwrite_input=None):
     return _ufuncs["ndtri"](y, overwrite_input=overwrite_input)
 
 
+def ndtri_exp(y, /, *, overwrite_input=None):
+    """Inverse of log_ndtr: the x with log(ndtr(x)) = y.
+
+    Equivalent to ``scipy.special.ndtri_exp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.ndtri_exp.html
+    Type loops: f->f, d->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["ndtri_exp"](y, overwrite_input=overwrite_input)
+
+
+def nrdtrimn(p, sd, x, /, *, overwrite_input=None):
+    """Mean of the normal distribution whose CDF at x is p, given its standard deviation.
+
+    Equivalent to ``scipy.special.nrdtrimn``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.nrdtrimn.html
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["nrdtrimn"](p, sd, x, overwrite_input=overwrite_input)
+
+
+def nrdtrisd(mn, p, x, /, *, overwrite_input=None):
+    """Standard deviation of the normal distribution whose CDF at x is p, given its mean.
+
+    Equivalent to ``scipy.special.nrdtrisd``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.nrdtrisd.html
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["nrdtrisd"](mn, p, x, overwrite_input=overwrite_input)
+
+
 def owens_t(h, a, /, *, overwrite_input=None):
     """Owen's T function.
 
@@ -1115,6 +2207,51 @@ def owens_t(h, a, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["owens_t"](h, a, overwrite_input=overwrite_input)
+
+
+def pbdv(v, x, /, *, overwrite_input=None):
+    """Parabolic cylinder function D_v(x) and its derivative.
+
+    Equivalent to ``scipy.special.pbdv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pbdv.html
+    Type loops: ff->ff, dd->dd.
+    Platforms: cpu.
+    Returns a tuple (d, dp).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["pbdv"](v, x, overwrite_input=overwrite_input)
+
+
+def pbvv(v, x, /, *, overwrite_input=None):
+    """Parabolic cylinder function V_v(x) and its derivative.
+
+    Equivalent to ``scipy.special.pbvv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pbvv.html
+    Type loops: ff->ff, dd->dd.
+    Platforms: cpu.
+    Returns a tuple (vv, vp).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["pbvv"](v, x, overwrite_input=overwrite_input)
+
+
+def pbwa(a, x, /, *, overwrite_input=None):
+    """Parabolic cylinder function W(a, x) and its derivative (|a|, |x| <= 5).
+
+    Equivalent to ``scipy.special.pbwa``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pbwa.html
+    Type loops: ff->ff, dd->dd.
+    Platforms: cpu.
+    Returns a tuple (w, wp).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["pbwa"](a, x, overwrite_input=overwrite_input)
 
 
 def pdtr(k, m, /, *, overwrite_input=None):
@@ -1147,6 +2284,21 @@ def pdtrc(k, m, /, *, overwrite_input=None):
     return _ufuncs["pdtrc"](k, m, overwrite_input=overwrite_input)
 
 
+def pdtri(k, y, /, *, overwrite_input=None):
+    """Inverse of pdtr with respect to m: the Poisson mean whose CDF at k is y.
+
+    Equivalent to ``scipy.special.pdtri``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pdtri.html
+    CuPy equivalent: ``cupyx.scipy.special.pdtri``.
+    Type loops: if->f, lf->f, id->d, ld->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["pdtri"](k, y, overwrite_input=overwrite_input)
+
+
 def poch(z, m, /, *, overwrite_input=None):
     """Pochhammer symbol (rising factorial).
 
@@ -1162,6 +2314,51 @@ def poch(z, m, /, *, overwrite_input=None):
     return _ufuncs["poch"](z, m, overwrite_input=overwrite_input)
 
 
+def pseudo_huber(delta, r, /, *, overwrite_input=None):
+    """Pseudo-Huber loss, delta^2 (sqrt(1 + (r / delta)^2) - 1).
+
+    Equivalent to ``scipy.special.pseudo_huber``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pseudo_huber.html
+    CuPy equivalent: ``cupyx.scipy.special.pseudo_huber``.
+    Type loops: ff->f, dd->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["pseudo_huber"](delta, r, overwrite_input=overwrite_input)
+
+
+def radian(d, m, s, /, *, overwrite_input=None):
+    """Degrees, minutes and seconds to radians.
+
+    Equivalent to ``scipy.special.radian``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.radian.html
+    CuPy equivalent: ``cupyx.scipy.special.radian``.
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["radian"](d, m, s, overwrite_input=overwrite_input)
+
+
+def rel_entr(x, y, /, *, overwrite_input=None):
+    """Elementwise relative entropy, x log(x / y).
+
+    Equivalent to ``scipy.special.rel_entr``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.rel_entr.html
+    CuPy equivalent: ``cupyx.scipy.special.rel_entr``.
+    Type loops: ff->f, dd->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["rel_entr"](x, y, overwrite_input=overwrite_input)
+
+
 def rgamma(z, /, *, overwrite_input=None):
     """Reciprocal of the gamma function.
 
@@ -1175,6 +2372,21 @@ def rgamma(z, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["rgamma"](z, overwrite_input=overwrite_input)
+
+
+def round(x, /, *, overwrite_input=None):
+    """Round to the nearest integer, halfway cases to even.
+
+    Equivalent to ``scipy.special.round``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.round.html
+    CuPy equivalent: ``cupyx.scipy.special.round``.
+    Type loops: f->f, d->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["round"](x, overwrite_input=overwrite_input)
 
 
 def shichi(x, /, *, overwrite_input=None):
@@ -1222,6 +2434,34 @@ def sindg(x, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["sindg"](x, overwrite_input=overwrite_input)
+
+
+def smirnov(n, d, /, *, overwrite_input=None):
+    """Exact Kolmogorov-Smirnov complementary CDF, one-sided, for n samples.
+
+    Equivalent to ``scipy.special.smirnov``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.smirnov.html
+    Type loops: if->f, lf->f, id->d, ld->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["smirnov"](n, d, overwrite_input=overwrite_input)
+
+
+def smirnovi(n, p, /, *, overwrite_input=None):
+    """Inverse of smirnov with respect to d.
+
+    Equivalent to ``scipy.special.smirnovi``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.smirnovi.html
+    Type loops: if->f, lf->f, id->d, ld->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["smirnovi"](n, p, overwrite_input=overwrite_input)
 
 
 def spence(z, /, *, overwrite_input=None):
@@ -1278,6 +2518,34 @@ def spherical_yn(n, z, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["spherical_yn"](n, z, overwrite_input=overwrite_input)
+
+
+def stdtr(df, t, /, *, overwrite_input=None):
+    """Student t cumulative distribution function with df degrees of freedom, from the incomplete beta function as cephes computed it (SciPy uses Boost).
+
+    Equivalent to ``scipy.special.stdtr``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.stdtr.html
+    Type loops: ff->f, dd->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["stdtr"](df, t, overwrite_input=overwrite_input)
+
+
+def stdtrit(df, p, /, *, overwrite_input=None):
+    """Inverse of stdtr with respect to t: the p-th quantile of Student's t (cephes stdtri, for real df).
+
+    Equivalent to ``scipy.special.stdtrit``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.stdtrit.html
+    Type loops: ff->f, dd->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["stdtrit"](df, p, overwrite_input=overwrite_input)
 
 
 def struve(v, x, /, *, overwrite_input=None):
@@ -1366,6 +2634,36 @@ def wright_bessel(a, b, x, /, *, overwrite_input=None):
     return _ufuncs["wright_bessel"](a, b, x, overwrite_input=overwrite_input)
 
 
+def xlog1py(x, y, /, *, overwrite_input=None):
+    """x * log1p(y), 0 where x = 0 (unless y is NaN).
+
+    Equivalent to ``scipy.special.xlog1py``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.xlog1py.html
+    CuPy equivalent: ``cupyx.scipy.special.xlog1py``.
+    Type loops: ff->f, dd->d, FF->F, DD->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["xlog1py"](x, y, overwrite_input=overwrite_input)
+
+
+def xlogy(x, y, /, *, overwrite_input=None):
+    """x * log(y), 0 where x = 0 (unless y is NaN).
+
+    Equivalent to ``scipy.special.xlogy``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.xlogy.html
+    CuPy equivalent: ``cupyx.scipy.special.xlogy``.
+    Type loops: ff->f, dd->d, FF->F, DD->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["xlogy"](x, y, overwrite_input=overwrite_input)
+
+
 def y0(x, /, *, overwrite_input=None):
     """Bessel function of the second kind of order 0.
 
@@ -1394,6 +2692,21 @@ def y1(x, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["y1"](x, overwrite_input=overwrite_input)
+
+
+def yn(n, x, /, *, overwrite_input=None):
+    """Bessel function of the second kind of integer order n.
+
+    Equivalent to ``scipy.special.yn``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.yn.html
+    CuPy equivalent: ``cupyx.scipy.special.yn``.
+    Type loops: if->f, lf->f, id->d, ld->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["yn"](n, x, overwrite_input=overwrite_input)
 
 
 def yv(v, z, /, *, overwrite_input=None):

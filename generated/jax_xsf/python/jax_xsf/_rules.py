@@ -7,7 +7,7 @@ the package imports this module after its functions, which derivative rules may 
 import jax.numpy as jnp
 import jax.scipy.special as jsp
 
-from . import cosdg, digamma, expit, gamma, gammaln, hyp2f1, i0, i0e, i1, i1e, iv, j0, j1, jv, k0, k0e, k1, k1e, kv, kve, rgamma, sindg, y0, y1, yv, zeta
+from . import betainccinv, betaincinv, betaln, cosdg, digamma, erfcinv, erfinv, expit, expn, fdtri, gamma, gammaln, hankel1, hankel2, hyp2f1, i0, i0e, i1, i1e, iv, j0, j1, jv, k0, k0e, k1, k1e, kn, kv, kve, ndtri_exp, rgamma, sindg, stdtrit, y0, y1, yn, yv, zeta
 
 
 def _d_beta__a(a, b, out):  # d beta / d a
@@ -18,12 +18,36 @@ def _d_beta__b(a, b, out):  # d beta / d b
     return out * (digamma(b) - digamma(a + b))
 
 
+def _d_betainc__x(a, b, x, out):  # d betainc / d x
+    return jnp.exp((a - 1) * jnp.log(x) + (b - 1) * jnp.log1p(-x) - betaln(a, b))
+
+
+def _d_betaincc__x(a, b, x, out):  # d betaincc / d x
+    return -jnp.exp((a - 1) * jnp.log(x) + (b - 1) * jnp.log1p(-x) - betaln(a, b))
+
+
+def _d_betainccinv__y(a, b, y, out):  # d betainccinv / d y
+    return -jnp.exp(betaln(a, b) - (a - 1) * jnp.log(betainccinv(a, b, y)) - (b - 1) * jnp.log1p(-betainccinv(a, b, y)))
+
+
+def _d_betaincinv__y(a, b, y, out):  # d betaincinv / d y
+    return jnp.exp(betaln(a, b) - (a - 1) * jnp.log(betaincinv(a, b, y)) - (b - 1) * jnp.log1p(-betaincinv(a, b, y)))
+
+
 def _d_betaln__a(a, b, out):  # d betaln / d a
     return digamma(a) - digamma(a + b)
 
 
 def _d_betaln__b(a, b, out):  # d betaln / d b
     return digamma(b) - digamma(a + b)
+
+
+def _d_boxcox__x(x, lmbda, out):  # d boxcox / d x
+    return x ** (lmbda - 1)
+
+
+def _d_boxcox1p__x(x, lmbda, out):  # d boxcox1p / d x
+    return (1 + x) ** (lmbda - 1)
 
 
 def _d_cbrt__x(x, out):  # d cbrt / d x
@@ -46,6 +70,10 @@ def _d_digamma__z(z, out):  # d digamma / d z
     return jsp.polygamma(1, z)
 
 
+def _d_entr__x(x, out):  # d entr / d x
+    return -jnp.log(x) - 1
+
+
 def _d_erf__z(z, out):  # d erf / d z
     return 2 / jnp.sqrt(jnp.pi) * jnp.exp(-z * z)
 
@@ -54,12 +82,20 @@ def _d_erfc__z(z, out):  # d erfc / d z
     return -2 / jnp.sqrt(jnp.pi) * jnp.exp(-z * z)
 
 
+def _d_erfcinv__y(y, out):  # d erfcinv / d y
+    return -0.5 * jnp.sqrt(jnp.pi) * jnp.exp(erfcinv(y) ** 2)
+
+
 def _d_erfcx__z(z, out):  # d erfcx / d z
     return 2 * z * out - 2 / jnp.sqrt(jnp.pi)
 
 
 def _d_erfi__z(z, out):  # d erfi / d z
     return 2 / jnp.sqrt(jnp.pi) * jnp.exp(z * z)
+
+
+def _d_erfinv__y(y, out):  # d erfinv / d y
+    return 0.5 * jnp.sqrt(jnp.pi) * jnp.exp(erfinv(y) ** 2)
 
 
 def _d_exp1__z(z, out):  # d exp1 / d z
@@ -80,6 +116,26 @@ def _d_expi__x(x, out):  # d expi / d x
 
 def _d_expit__x(x, out):  # d expit / d x
     return out * (1 - out)
+
+
+def _d_expm1__x(x, out):  # d expm1 / d x
+    return jnp.exp(x)
+
+
+def _d_expn__x(n, x, out):  # d expn / d x
+    return jnp.where(n > 0, -expn(jnp.maximum(n - 1, 0), x), -(1 + x) * jnp.exp(-x) / x ** 2)
+
+
+def _d_fdtr__x(dfn, dfd, x, out):  # d fdtr / d x
+    return jnp.exp(0.5 * dfn * jnp.log(dfn) + 0.5 * dfd * jnp.log(dfd) + (0.5 * dfn - 1) * jnp.log(x) - 0.5 * (dfn + dfd) * jnp.log(dfd + dfn * x) - betaln(0.5 * dfn, 0.5 * dfd))
+
+
+def _d_fdtrc__x(dfn, dfd, x, out):  # d fdtrc / d x
+    return -jnp.exp(0.5 * dfn * jnp.log(dfn) + 0.5 * dfd * jnp.log(dfd) + (0.5 * dfn - 1) * jnp.log(x) - 0.5 * (dfn + dfd) * jnp.log(dfd + dfn * x) - betaln(0.5 * dfn, 0.5 * dfd))
+
+
+def _d_fdtri__p(dfn, dfd, p, out):  # d fdtri / d p
+    return 1 / jnp.exp(0.5 * dfn * jnp.log(dfn) + 0.5 * dfd * jnp.log(dfd) + (0.5 * dfn - 1) * jnp.log(fdtri(dfn, dfd, p)) - 0.5 * (dfn + dfd) * jnp.log(dfd + dfn * fdtri(dfn, dfd, p)) - betaln(0.5 * dfn, 0.5 * dfd))
 
 
 def _d_gamma__x(x, out):  # d gamma / d x
@@ -108,6 +164,14 @@ def _d_gammaln__x(x, out):  # d gammaln / d x
 
 def _d_gammasgn__x(x, out):  # d gammasgn / d x
     return jnp.zeros_like(x)
+
+
+def _d_hankel1__z(v, z, out):  # d hankel1 / d z
+    return (hankel1(v - 1, z) - hankel1(v + 1, z)) / 2
+
+
+def _d_hankel2__z(v, z, out):  # d hankel2 / d z
+    return (hankel2(v - 1, z) - hankel2(v + 1, z)) / 2
 
 
 def _d_hyp2f1__z(a, b, c, z, out):  # d hyp2f1 / d z
@@ -162,6 +226,18 @@ def _d_k1e__x(x, out):  # d k1e / d x
     return out * (1 - 1 / x) - k0e(x)
 
 
+def _d_kl_div__x(x, y, out):  # d kl_div / d x
+    return jnp.log(x / y)
+
+
+def _d_kl_div__y(x, y, out):  # d kl_div / d y
+    return 1 - x / y
+
+
+def _d_kn__x(n, x, out):  # d kn / d x
+    return -0.5 * (kn(jnp.abs(n - 1), x) + kn(n + 1, x))
+
+
 def _d_kv__z(v, z, out):  # d kv / d z
     return -(kv(v - 1, z) + kv(v + 1, z)) / 2
 
@@ -172,6 +248,10 @@ def _d_kve__z(v, z, out):  # d kve / d z
 
 def _d_lambertw__z(z, out):  # d lambertw / d z
     return out / (z * (1 + out))
+
+
+def _d_log1p__x(x, out):  # d log1p / d x
+    return 1 / (1 + x)
 
 
 def _d_log_expit__x(x, out):  # d log_expit / d x
@@ -198,6 +278,22 @@ def _d_ndtri__y(y, out):  # d ndtri / d y
     return jnp.sqrt(2 * jnp.pi) * jnp.exp(out * out / 2)
 
 
+def _d_ndtri_exp__y(y, out):  # d ndtri_exp / d y
+    return jnp.sqrt(2 * jnp.pi) * jnp.exp(y + 0.5 * ndtri_exp(y) ** 2)
+
+
+def _d_pseudo_huber__r(delta, r, out):  # d pseudo_huber / d r
+    return r / jnp.sqrt(1 + (r / delta) ** 2)
+
+
+def _d_rel_entr__x(x, y, out):  # d rel_entr / d x
+    return jnp.log(x / y) + 1
+
+
+def _d_rel_entr__y(x, y, out):  # d rel_entr / d y
+    return -x / y
+
+
 def _d_rgamma__z(z, out):  # d rgamma / d z
     return -rgamma(z) * digamma(z)
 
@@ -210,8 +306,32 @@ def _d_spence__z(z, out):  # d spence / d z
     return -jnp.log(z) / (z - 1)
 
 
+def _d_stdtr__t(df, t, out):  # d stdtr / d t
+    return jnp.exp(gammaln(0.5 * (df + 1)) - gammaln(0.5 * df) - 0.5 * jnp.log(df * jnp.pi) - 0.5 * (df + 1) * jnp.log1p(t * t / df))
+
+
+def _d_stdtrit__p(df, p, out):  # d stdtrit / d p
+    return 1 / jnp.exp(gammaln(0.5 * (df + 1)) - gammaln(0.5 * df) - 0.5 * jnp.log(df * jnp.pi) - 0.5 * (df + 1) * jnp.log1p(stdtrit(df, p) ** 2 / df))
+
+
 def _d_wofz__z(z, out):  # d wofz / d z
     return -2 * z * out + 2j / jnp.sqrt(jnp.pi)
+
+
+def _d_xlog1py__x(x, y, out):  # d xlog1py / d x
+    return jnp.log1p(y)
+
+
+def _d_xlog1py__y(x, y, out):  # d xlog1py / d y
+    return x / (1 + y)
+
+
+def _d_xlogy__x(x, y, out):  # d xlogy / d x
+    return jnp.log(y)
+
+
+def _d_xlogy__y(x, y, out):  # d xlogy / d y
+    return x / y
 
 
 def _d_y0__x(x, out):  # d y0 / d x
@@ -220,6 +340,10 @@ def _d_y0__x(x, out):  # d y0 / d x
 
 def _d_y1__x(x, out):  # d y1 / d x
     return y0(x) - out / x
+
+
+def _d_yn__x(n, x, out):  # d yn / d x
+    return 0.5 * (jnp.where(n == 0, -yn(1, x), yn(jnp.abs(n - 1), x)) - yn(n + 1, x))
 
 
 def _d_yv__z(v, z, out):  # d yv / d z
@@ -232,21 +356,35 @@ def _d_zeta__q(x, q, out):  # d zeta / d q
 
 DERIVATIVES = {
     "beta": {"a": _d_beta__a, "b": _d_beta__b},
+    "betainc": {"x": _d_betainc__x},
+    "betaincc": {"x": _d_betaincc__x},
+    "betainccinv": {"y": _d_betainccinv__y},
+    "betaincinv": {"y": _d_betaincinv__y},
     "betaln": {"a": _d_betaln__a, "b": _d_betaln__b},
+    "boxcox": {"x": _d_boxcox__x},
+    "boxcox1p": {"x": _d_boxcox1p__x},
     "cbrt": {"x": _d_cbrt__x},
     "cosdg": {"x": _d_cosdg__x},
     "cosm1": {"x": _d_cosm1__x},
     "dawsn": {"z": _d_dawsn__z},
     "digamma": {"z": _d_digamma__z},
+    "entr": {"x": _d_entr__x},
     "erf": {"z": _d_erf__z},
     "erfc": {"z": _d_erfc__z},
+    "erfcinv": {"y": _d_erfcinv__y},
     "erfcx": {"z": _d_erfcx__z},
     "erfi": {"z": _d_erfi__z},
+    "erfinv": {"y": _d_erfinv__y},
     "exp1": {"z": _d_exp1__z},
     "exp10": {"x": _d_exp10__x},
     "exp2": {"x": _d_exp2__x},
     "expi": {"x": _d_expi__x},
     "expit": {"x": _d_expit__x},
+    "expm1": {"x": _d_expm1__x},
+    "expn": {"x": _d_expn__x},
+    "fdtr": {"x": _d_fdtr__x},
+    "fdtrc": {"x": _d_fdtrc__x},
+    "fdtri": {"p": _d_fdtri__p},
     "gamma": {"x": _d_gamma__x},
     "gammainc": {"x": _d_gammainc__x},
     "gammaincc": {"x": _d_gammaincc__x},
@@ -254,6 +392,8 @@ DERIVATIVES = {
     "gammaincinv": {"y": _d_gammaincinv__y},
     "gammaln": {"x": _d_gammaln__x},
     "gammasgn": {"x": _d_gammasgn__x},
+    "hankel1": {"z": _d_hankel1__z},
+    "hankel2": {"z": _d_hankel2__z},
     "hyp2f1": {"z": _d_hyp2f1__z},
     "i0": {"x": _d_i0__x},
     "i0e": {"x": _d_i0e__x},
@@ -267,21 +407,32 @@ DERIVATIVES = {
     "k0e": {"x": _d_k0e__x},
     "k1": {"x": _d_k1__x},
     "k1e": {"x": _d_k1e__x},
+    "kl_div": {"x": _d_kl_div__x, "y": _d_kl_div__y},
+    "kn": {"x": _d_kn__x},
     "kv": {"z": _d_kv__z},
     "kve": {"z": _d_kve__z},
     "lambertw": {"z": _d_lambertw__z},
+    "log1p": {"x": _d_log1p__x},
     "log_expit": {"x": _d_log_expit__x},
     "log_ndtr": {"x": _d_log_ndtr__x},
     "loggamma": {"z": _d_loggamma__z},
     "logit": {"p": _d_logit__p},
     "ndtr": {"x": _d_ndtr__x},
     "ndtri": {"y": _d_ndtri__y},
+    "ndtri_exp": {"y": _d_ndtri_exp__y},
+    "pseudo_huber": {"r": _d_pseudo_huber__r},
+    "rel_entr": {"x": _d_rel_entr__x, "y": _d_rel_entr__y},
     "rgamma": {"z": _d_rgamma__z},
     "sindg": {"x": _d_sindg__x},
     "spence": {"z": _d_spence__z},
+    "stdtr": {"t": _d_stdtr__t},
+    "stdtrit": {"p": _d_stdtrit__p},
     "wofz": {"z": _d_wofz__z},
+    "xlog1py": {"x": _d_xlog1py__x, "y": _d_xlog1py__y},
+    "xlogy": {"x": _d_xlogy__x, "y": _d_xlogy__y},
     "y0": {"x": _d_y0__x},
     "y1": {"x": _d_y1__x},
+    "yn": {"x": _d_yn__x},
     "yv": {"z": _d_yv__z},
     "zeta": {"q": _d_zeta__q},
 }

@@ -21,6 +21,26 @@ extern "C" {
     fn bg_jax_xsf_airye__d_dddd(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_airye__F_FFFF(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_airye__D_DDDD(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_bdtr__fif_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_bdtr__flf_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_bdtr__did_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_bdtr__dld_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_bdtrc__fif_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_bdtrc__flf_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_bdtrc__did_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_bdtrc__dld_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_bdtri__fif_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_bdtri__flf_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_bdtri__did_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_bdtri__dld_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_bei__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_bei__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_beip__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_beip__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_ber__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_ber__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_berp__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_berp__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_besselpoly__fff_f(
         args: *const *mut u8,
         n: *const i64,
@@ -33,10 +53,46 @@ extern "C" {
     );
     fn bg_jax_xsf_beta__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_beta__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_betainc__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_betainc__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_betaincc__fff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_betaincc__ddd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_betainccinv__fff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_betainccinv__ddd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_betaincinv__fff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_betaincinv__ddd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
     fn bg_jax_xsf_betaln__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_betaln__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_binom__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_binom__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_boxcox__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_boxcox__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_boxcox1p__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_boxcox1p__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_cbrt__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_cbrt__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_chdtr__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -49,6 +105,8 @@ extern "C" {
     fn bg_jax_xsf_cosdg__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_cosm1__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_cosm1__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_cotdg__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_cotdg__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_dawsn__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_dawsn__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_dawsn__F_F(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -69,6 +127,16 @@ extern "C" {
         n: *const i64,
         steps: *const i64,
     );
+    fn bg_jax_xsf_ellipj__ff_ffff(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_ellipj__dd_dddd(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
     fn bg_jax_xsf_ellipk__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_ellipk__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_ellipkinc__ff_f(
@@ -83,6 +151,8 @@ extern "C" {
     );
     fn bg_jax_xsf_ellipkm1__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_ellipkm1__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_entr__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_entr__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_erf__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_erf__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_erf__F_F(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -91,6 +161,8 @@ extern "C" {
     fn bg_jax_xsf_erfc__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_erfc__F_F(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_erfc__D_D(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_erfcinv__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_erfcinv__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_erfcx__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_erfcx__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_erfcx__F_F(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -99,6 +171,8 @@ extern "C" {
     fn bg_jax_xsf_erfi__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_erfi__F_F(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_erfi__D_D(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_erfinv__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_erfinv__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_exp1__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_exp1__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_exp1__F_F(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -113,6 +187,22 @@ extern "C" {
     fn bg_jax_xsf_expi__D_D(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_expit__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_expit__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_expm1__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_expm1__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_expm1__F_F(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_expm1__D_D(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_expn__if_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_expn__lf_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_expn__id_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_expn__ld_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_exprel__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_exprel__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_fdtr__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_fdtr__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_fdtrc__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_fdtrc__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_fdtri__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_fdtri__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_fresnel__f_ff(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_fresnel__d_dd(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_gamma__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -159,8 +249,24 @@ extern "C" {
     fn bg_jax_xsf_gdtr__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_gdtrc__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_gdtrc__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_gdtria__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_gdtria__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_gdtrib__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_gdtrib__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_gdtrix__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_gdtrix__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_hankel1__fF_F(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_hankel1__dD_D(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_hankel1e__fF_F(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_hankel1e__dD_D(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_hankel2__fF_F(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_hankel2__dD_D(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_hankel2e__fF_F(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_hankel2e__dD_D(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_huber__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_huber__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_hyp1f1__ffF_F(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_hyp1f1__ddD_D(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_hyp2f1__ffff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_hyp2f1__dddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_hyp2f1__fffF_F(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -173,6 +279,58 @@ extern "C" {
     fn bg_jax_xsf_i1__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_i1e__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_i1e__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_inv_boxcox__ff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_inv_boxcox__dd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_inv_boxcox1p__ff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_inv_boxcox1p__dd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_it2i0k0__f_ff(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_it2i0k0__d_dd(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_it2j0y0__f_ff(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_it2j0y0__d_dd(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_it2struve0__f_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_it2struve0__d_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_itairy__f_ffff(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_itairy__d_dddd(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_iti0k0__f_ff(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_iti0k0__d_dd(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_itj0y0__f_ff(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_itj0y0__d_dd(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_itmodstruve0__f_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_itmodstruve0__d_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_itstruve0__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_itstruve0__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_iv__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_iv__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_iv__fF_F(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -201,6 +359,34 @@ extern "C" {
     fn bg_jax_xsf_k1__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_k1e__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_k1e__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_kei__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_kei__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_keip__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_keip__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_kelvin__f_FFFF(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_kelvin__d_DDDD(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_ker__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_ker__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_kerp__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_kerp__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_kl_div__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_kl_div__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_kn__if_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_kn__lf_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_kn__id_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_kn__ld_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_kolmogi__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_kolmogi__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_kolmogorov__f_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_kolmogorov__d_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
     fn bg_jax_xsf_kv__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_kv__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_kv__fF_F(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -211,6 +397,10 @@ extern "C" {
     fn bg_jax_xsf_kve__dD_D(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_lambertw__F_F(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_lambertw__D_D(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_log1p__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_log1p__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_log1p__F_F(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_log1p__D_D(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_log_expit__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_log_expit__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_log_ndtr__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -233,6 +423,108 @@ extern "C" {
     fn bg_jax_xsf_loggamma__D_D(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_logit__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_logit__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_lpmv__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_lpmv__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_mathieu_a__ff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_mathieu_a__dd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_mathieu_b__ff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_mathieu_b__dd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_mathieu_cem__fff_ff(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_mathieu_cem__ddd_dd(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_mathieu_modcem1__fff_ff(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_mathieu_modcem1__ddd_dd(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_mathieu_modcem2__fff_ff(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_mathieu_modcem2__ddd_dd(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_mathieu_modsem1__fff_ff(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_mathieu_modsem1__ddd_dd(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_mathieu_modsem2__fff_ff(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_mathieu_modsem2__ddd_dd(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_mathieu_sem__fff_ff(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_mathieu_sem__ddd_dd(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_modfresnelm__f_FF(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_modfresnelm__d_DD(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_modfresnelp__f_FF(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_modfresnelp__d_DD(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
     fn bg_jax_xsf_modstruve__ff_f(
         args: *const *mut u8,
         n: *const i64,
@@ -243,24 +535,84 @@ extern "C" {
         n: *const i64,
         steps: *const i64,
     );
+    fn bg_jax_xsf_nbdtr__iif_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_nbdtr__llf_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_nbdtr__iid_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_nbdtr__lld_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_nbdtrc__iif_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_nbdtrc__llf_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_nbdtrc__iid_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_nbdtrc__lld_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_nbdtri__iif_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_nbdtri__llf_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_nbdtri__iid_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_nbdtri__lld_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_ndtr__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_ndtr__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_ndtr__F_F(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_ndtr__D_D(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_ndtri__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_ndtri__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_ndtri_exp__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_ndtri_exp__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_nrdtrimn__fff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_nrdtrimn__ddd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_nrdtrisd__fff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_nrdtrisd__ddd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
     fn bg_jax_xsf_owens_t__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_owens_t__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_pbdv__ff_ff(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_pbdv__dd_dd(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_pbvv__ff_ff(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_pbvv__dd_dd(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_pbwa__ff_ff(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_pbwa__dd_dd(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_pdtr__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_pdtr__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_pdtrc__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_pdtrc__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_pdtri__if_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_pdtri__lf_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_pdtri__id_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_pdtri__ld_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_poch__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_poch__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_pseudo_huber__ff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_pseudo_huber__dd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_radian__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_radian__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_rel_entr__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_rel_entr__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_rgamma__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_rgamma__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_rgamma__F_F(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_rgamma__D_D(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_round__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_round__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_shichi__f_ff(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_shichi__d_dd(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_shichi__F_FF(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -271,6 +623,14 @@ extern "C" {
     fn bg_jax_xsf_sici__D_DD(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_sindg__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_sindg__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_smirnov__if_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_smirnov__lf_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_smirnov__id_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_smirnov__ld_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_smirnovi__if_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_smirnovi__lf_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_smirnovi__id_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_smirnovi__ld_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_spence__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_spence__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_spence__F_F(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -395,6 +755,10 @@ extern "C" {
         n: *const i64,
         steps: *const i64,
     );
+    fn bg_jax_xsf_stdtr__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_stdtr__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_stdtrit__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_stdtrit__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_struve__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_struve__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_tandg__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -431,10 +795,22 @@ extern "C" {
         n: *const i64,
         steps: *const i64,
     );
+    fn bg_jax_xsf_xlog1py__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_xlog1py__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_xlog1py__FF_F(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_xlog1py__DD_D(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_xlogy__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_xlogy__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_xlogy__FF_F(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_xlogy__DD_D(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_y0__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_y0__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_y1__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_y1__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_yn__if_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_yn__lf_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_yn__id_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_yn__ld_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_yv__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_yv__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_yv__fF_F(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -560,6 +936,291 @@ pub unsafe extern "C" fn bg_jax_xsf_airye_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_AIRYE)
 }
+static CPU_BDTR: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.bdtr",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::S32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_bdtr__fif_f,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::S64, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_bdtr__flf_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::S32, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_bdtr__did_d,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_bdtr__dld_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.bdtr` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_bdtr_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_BDTR)
+}
+static CUDA_BDTR: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.bdtr",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::S32, DType::F32, DType::F32],
+        &[DType::F32, DType::S64, DType::F32, DType::F32],
+        &[DType::F64, DType::S32, DType::F64, DType::F64],
+        &[DType::F64, DType::S64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.bdtr",
+        kernels::IMAGES_BDTR,
+        &[
+            c"bg_jax_xsf_bdtr__fif_f",
+            c"bg_jax_xsf_bdtr__flf_f",
+            c"bg_jax_xsf_bdtr__did_d",
+            c"bg_jax_xsf_bdtr__dld_d",
+        ],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.bdtr` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_bdtr_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_BDTR)
+}
+static CPU_BDTRC: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.bdtrc",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::S32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_bdtrc__fif_f,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::S64, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_bdtrc__flf_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::S32, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_bdtrc__did_d,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_bdtrc__dld_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.bdtrc` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_bdtrc_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_BDTRC)
+}
+static CUDA_BDTRC: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.bdtrc",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::S32, DType::F32, DType::F32],
+        &[DType::F32, DType::S64, DType::F32, DType::F32],
+        &[DType::F64, DType::S32, DType::F64, DType::F64],
+        &[DType::F64, DType::S64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.bdtrc",
+        kernels::IMAGES_BDTRC,
+        &[
+            c"bg_jax_xsf_bdtrc__fif_f",
+            c"bg_jax_xsf_bdtrc__flf_f",
+            c"bg_jax_xsf_bdtrc__did_d",
+            c"bg_jax_xsf_bdtrc__dld_d",
+        ],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.bdtrc` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_bdtrc_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_BDTRC)
+}
+static CPU_BDTRI: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.bdtri",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::S32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_bdtri__fif_f,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::S64, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_bdtri__flf_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::S32, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_bdtri__did_d,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_bdtri__dld_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.bdtri` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_bdtri_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_BDTRI)
+}
+static CUDA_BDTRI: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.bdtri",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::S32, DType::F32, DType::F32],
+        &[DType::F32, DType::S64, DType::F32, DType::F32],
+        &[DType::F64, DType::S32, DType::F64, DType::F64],
+        &[DType::F64, DType::S64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.bdtri",
+        kernels::IMAGES_BDTRI,
+        &[
+            c"bg_jax_xsf_bdtri__fif_f",
+            c"bg_jax_xsf_bdtri__flf_f",
+            c"bg_jax_xsf_bdtri__did_d",
+            c"bg_jax_xsf_bdtri__dld_d",
+        ],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.bdtri` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_bdtri_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_BDTRI)
+}
+static CPU_BEI: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.bei",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_bei__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_bei__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.bei` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_bei_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_BEI)
+}
+static CPU_BEIP: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.beip",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_beip__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_beip__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.beip` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_beip_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_BEIP)
+}
+static CPU_BER: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.ber",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_ber__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_ber__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.ber` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_ber_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_BER)
+}
+static CPU_BERP: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.berp",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_berp__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_berp__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.berp` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_berp_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_BERP)
+}
 static CPU_BESSELPOLY: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.besselpoly",
     nin: 3usize,
@@ -656,6 +1317,198 @@ pub unsafe extern "C" fn bg_jax_xsf_beta_cuda(
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_BETA)
 }
+static CPU_BETAINC: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.betainc",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_betainc__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_betainc__ddd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.betainc` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_betainc_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_BETAINC)
+}
+static CUDA_BETAINC: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.betainc",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.betainc",
+        kernels::IMAGES_BETAINC,
+        &[c"bg_jax_xsf_betainc__fff_f", c"bg_jax_xsf_betainc__ddd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.betainc` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_betainc_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_BETAINC)
+}
+static CPU_BETAINCC: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.betaincc",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_betaincc__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_betaincc__ddd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.betaincc` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_betaincc_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_BETAINCC)
+}
+static CUDA_BETAINCC: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.betaincc",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.betaincc",
+        kernels::IMAGES_BETAINCC,
+        &[c"bg_jax_xsf_betaincc__fff_f", c"bg_jax_xsf_betaincc__ddd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.betaincc` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_betaincc_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_BETAINCC)
+}
+static CPU_BETAINCCINV: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.betainccinv",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_betainccinv__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_betainccinv__ddd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.betainccinv` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_betainccinv_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_BETAINCCINV)
+}
+static CUDA_BETAINCCINV: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.betainccinv",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.betainccinv",
+        kernels::IMAGES_BETAINCCINV,
+        &[c"bg_jax_xsf_betainccinv__fff_f", c"bg_jax_xsf_betainccinv__ddd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.betainccinv` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_betainccinv_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_BETAINCCINV)
+}
+static CPU_BETAINCINV: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.betaincinv",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_betaincinv__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_betaincinv__ddd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.betaincinv` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_betaincinv_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_BETAINCINV)
+}
+static CUDA_BETAINCINV: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.betaincinv",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.betaincinv",
+        kernels::IMAGES_BETAINCINV,
+        &[c"bg_jax_xsf_betaincinv__fff_f", c"bg_jax_xsf_betaincinv__ddd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.betaincinv` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_betaincinv_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_BETAINCINV)
+}
 static CPU_BETALN: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.betaln",
     nin: 2usize,
@@ -751,6 +1604,54 @@ pub unsafe extern "C" fn bg_jax_xsf_binom_cuda(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_BINOM)
+}
+static CPU_BOXCOX: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.boxcox",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_boxcox__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_boxcox__dd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.boxcox` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_boxcox_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_BOXCOX)
+}
+static CPU_BOXCOX1P: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.boxcox1p",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_boxcox1p__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_boxcox1p__dd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.boxcox1p` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_boxcox1p_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_BOXCOX1P)
 }
 static CPU_CBRT: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.cbrt",
@@ -1031,6 +1932,51 @@ pub unsafe extern "C" fn bg_jax_xsf_cosm1_cuda(
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_COSM1)
 }
+static CPU_COTDG: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.cotdg",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_cotdg__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_cotdg__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.cotdg` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_cotdg_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_COTDG)
+}
+static CUDA_COTDG: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.cotdg",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    module: cuda::module::Module::new(
+        "jax_xsf.cotdg",
+        kernels::IMAGES_COTDG,
+        &[c"bg_jax_xsf_cotdg__f_f", c"bg_jax_xsf_cotdg__d_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.cotdg` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_cotdg_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_COTDG)
+}
 static CPU_DAWSN: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.dawsn",
     nin: 1usize,
@@ -1250,6 +2196,44 @@ pub unsafe extern "C" fn bg_jax_xsf_ellipeinc_cuda(
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_ELLIPEINC)
 }
+static CPU_ELLIPJ: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.ellipj",
+    nin: 2usize,
+    nout: 4usize,
+    loops: &[
+        cpu::Loop {
+            types: &[
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+            ],
+            kernel: bg_jax_xsf_ellipj__ff_ffff,
+        },
+        cpu::Loop {
+            types: &[
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+            ],
+            kernel: bg_jax_xsf_ellipj__dd_dddd,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.ellipj` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_ellipj_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_ELLIPJ)
+}
 static CPU_ELLIPK: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.ellipk",
     nin: 1usize,
@@ -1388,6 +2372,30 @@ pub unsafe extern "C" fn bg_jax_xsf_ellipkm1_cuda(
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_ELLIPKM1)
 }
+static CPU_ENTR: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.entr",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_entr__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_entr__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.entr` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_entr_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_ENTR)
+}
 static CPU_ERF: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.erf",
     nin: 1usize,
@@ -1514,6 +2522,51 @@ pub unsafe extern "C" fn bg_jax_xsf_erfc_cuda(
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_ERFC)
 }
+static CPU_ERFCINV: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.erfcinv",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_erfcinv__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_erfcinv__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.erfcinv` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_erfcinv_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_ERFCINV)
+}
+static CUDA_ERFCINV: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.erfcinv",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    module: cuda::module::Module::new(
+        "jax_xsf.erfcinv",
+        kernels::IMAGES_ERFCINV,
+        &[c"bg_jax_xsf_erfcinv__f_f", c"bg_jax_xsf_erfcinv__d_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.erfcinv` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_erfcinv_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_ERFCINV)
+}
 static CPU_ERFCX: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.erfcx",
     nin: 1usize,
@@ -1639,6 +2692,51 @@ pub unsafe extern "C" fn bg_jax_xsf_erfi_cuda(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_ERFI)
+}
+static CPU_ERFINV: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.erfinv",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_erfinv__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_erfinv__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.erfinv` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_erfinv_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_ERFINV)
+}
+static CUDA_ERFINV: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.erfinv",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    module: cuda::module::Module::new(
+        "jax_xsf.erfinv",
+        kernels::IMAGES_ERFINV,
+        &[c"bg_jax_xsf_erfinv__f_f", c"bg_jax_xsf_erfinv__d_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.erfinv` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_erfinv_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_ERFINV)
 }
 static CPU_EXP1: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.exp1",
@@ -1900,6 +2998,290 @@ pub unsafe extern "C" fn bg_jax_xsf_expit_cuda(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_EXPIT)
+}
+static CPU_EXPM1: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.expm1",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_expm1__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_expm1__d_d,
+        },
+        cpu::Loop {
+            types: &[DType::C64, DType::C64],
+            kernel: bg_jax_xsf_expm1__F_F,
+        },
+        cpu::Loop {
+            types: &[DType::C128, DType::C128],
+            kernel: bg_jax_xsf_expm1__D_D,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.expm1` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_expm1_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_EXPM1)
+}
+static CPU_EXPN: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.expn",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_expn__if_f,
+        },
+        cpu::Loop {
+            types: &[DType::S64, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_expn__lf_f,
+        },
+        cpu::Loop {
+            types: &[DType::S32, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_expn__id_d,
+        },
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_expn__ld_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.expn` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_expn_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_EXPN)
+}
+static CUDA_EXPN: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.expn",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S32, DType::F32, DType::F32],
+        &[DType::S64, DType::F32, DType::F32],
+        &[DType::S32, DType::F64, DType::F64],
+        &[DType::S64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.expn",
+        kernels::IMAGES_EXPN,
+        &[
+            c"bg_jax_xsf_expn__if_f",
+            c"bg_jax_xsf_expn__lf_f",
+            c"bg_jax_xsf_expn__id_d",
+            c"bg_jax_xsf_expn__ld_d",
+        ],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.expn` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_expn_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EXPN)
+}
+static CPU_EXPREL: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.exprel",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_exprel__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_exprel__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.exprel` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_exprel_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_EXPREL)
+}
+static CUDA_EXPREL: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.exprel",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    module: cuda::module::Module::new(
+        "jax_xsf.exprel",
+        kernels::IMAGES_EXPREL,
+        &[c"bg_jax_xsf_exprel__f_f", c"bg_jax_xsf_exprel__d_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.exprel` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_exprel_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EXPREL)
+}
+static CPU_FDTR: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.fdtr",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_fdtr__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_fdtr__ddd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.fdtr` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_fdtr_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_FDTR)
+}
+static CUDA_FDTR: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.fdtr",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.fdtr",
+        kernels::IMAGES_FDTR,
+        &[c"bg_jax_xsf_fdtr__fff_f", c"bg_jax_xsf_fdtr__ddd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.fdtr` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_fdtr_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_FDTR)
+}
+static CPU_FDTRC: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.fdtrc",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_fdtrc__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_fdtrc__ddd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.fdtrc` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_fdtrc_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_FDTRC)
+}
+static CUDA_FDTRC: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.fdtrc",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.fdtrc",
+        kernels::IMAGES_FDTRC,
+        &[c"bg_jax_xsf_fdtrc__fff_f", c"bg_jax_xsf_fdtrc__ddd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.fdtrc` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_fdtrc_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_FDTRC)
+}
+static CPU_FDTRI: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.fdtri",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_fdtri__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_fdtri__ddd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.fdtri` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_fdtri_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_FDTRI)
+}
+static CUDA_FDTRI: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.fdtri",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.fdtri",
+        kernels::IMAGES_FDTRI,
+        &[c"bg_jax_xsf_fdtri__fff_f", c"bg_jax_xsf_fdtri__ddd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.fdtri` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_fdtri_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_FDTRI)
 }
 static CPU_FRESNEL: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.fresnel",
@@ -2390,6 +3772,30 @@ pub unsafe extern "C" fn bg_jax_xsf_gdtrc_cuda(
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_GDTRC)
 }
+static CPU_GDTRIA: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.gdtria",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_gdtria__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_gdtria__ddd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.gdtria` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_gdtria_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_GDTRIA)
+}
 static CPU_GDTRIB: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.gdtrib",
     nin: 3usize,
@@ -2437,6 +3843,174 @@ pub unsafe extern "C" fn bg_jax_xsf_gdtrib_cuda(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_GDTRIB)
+}
+static CPU_GDTRIX: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.gdtrix",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_gdtrix__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_gdtrix__ddd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.gdtrix` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_gdtrix_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_GDTRIX)
+}
+static CPU_HANKEL1: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.hankel1",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_hankel1__fF_F,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_hankel1__dD_D,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.hankel1` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_hankel1_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_HANKEL1)
+}
+static CPU_HANKEL1E: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.hankel1e",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_hankel1e__fF_F,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_hankel1e__dD_D,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.hankel1e` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_hankel1e_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_HANKEL1E)
+}
+static CPU_HANKEL2: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.hankel2",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_hankel2__fF_F,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_hankel2__dD_D,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.hankel2` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_hankel2_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_HANKEL2)
+}
+static CPU_HANKEL2E: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.hankel2e",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_hankel2e__fF_F,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_hankel2e__dD_D,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.hankel2e` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_hankel2e_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_HANKEL2E)
+}
+static CPU_HUBER: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.huber",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_huber__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_huber__dd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.huber` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_huber_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_HUBER)
+}
+static CPU_HYP1F1: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.hyp1f1",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_hyp1f1__ffF_F,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_hyp1f1__ddD_D,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.hyp1f1` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_hyp1f1_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_HYP1F1)
 }
 static CPU_HYP2F1: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.hyp2f1",
@@ -2680,6 +4254,246 @@ pub unsafe extern "C" fn bg_jax_xsf_i1e_cuda(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_I1E)
+}
+static CPU_INV_BOXCOX: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.inv_boxcox",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_inv_boxcox__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_inv_boxcox__dd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.inv_boxcox` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_inv_boxcox_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_INV_BOXCOX)
+}
+static CPU_INV_BOXCOX1P: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.inv_boxcox1p",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_inv_boxcox1p__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_inv_boxcox1p__dd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.inv_boxcox1p` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_inv_boxcox1p_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_INV_BOXCOX1P)
+}
+static CPU_IT2I0K0: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.it2i0k0",
+    nin: 1usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_it2i0k0__f_ff,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_it2i0k0__d_dd,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.it2i0k0` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_it2i0k0_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_IT2I0K0)
+}
+static CPU_IT2J0Y0: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.it2j0y0",
+    nin: 1usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_it2j0y0__f_ff,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_it2j0y0__d_dd,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.it2j0y0` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_it2j0y0_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_IT2J0Y0)
+}
+static CPU_IT2STRUVE0: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.it2struve0",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_it2struve0__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_it2struve0__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.it2struve0` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_it2struve0_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_IT2STRUVE0)
+}
+static CPU_ITAIRY: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.itairy",
+    nin: 1usize,
+    nout: 4usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_itairy__f_ffff,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_itairy__d_dddd,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.itairy` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_itairy_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_ITAIRY)
+}
+static CPU_ITI0K0: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.iti0k0",
+    nin: 1usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_iti0k0__f_ff,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_iti0k0__d_dd,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.iti0k0` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_iti0k0_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_ITI0K0)
+}
+static CPU_ITJ0Y0: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.itj0y0",
+    nin: 1usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_itj0y0__f_ff,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_itj0y0__d_dd,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.itj0y0` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_itj0y0_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_ITJ0Y0)
+}
+static CPU_ITMODSTRUVE0: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.itmodstruve0",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_itmodstruve0__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_itmodstruve0__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.itmodstruve0` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_itmodstruve0_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_ITMODSTRUVE0)
+}
+static CPU_ITSTRUVE0: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.itstruve0",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_itstruve0__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_itstruve0__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.itstruve0` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_itstruve0_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_ITSTRUVE0)
 }
 static CPU_IV: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.iv",
@@ -3079,6 +4893,230 @@ pub unsafe extern "C" fn bg_jax_xsf_k1e_cuda(
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_K1E)
 }
+static CPU_KEI: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.kei",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_kei__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_kei__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.kei` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_kei_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_KEI)
+}
+static CPU_KEIP: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.keip",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_keip__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_keip__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.keip` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_keip_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_KEIP)
+}
+static CPU_KELVIN: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.kelvin",
+    nin: 1usize,
+    nout: 4usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::C64, DType::C64, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_kelvin__f_FFFF,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::C128, DType::C128, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_kelvin__d_DDDD,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.kelvin` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_kelvin_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_KELVIN)
+}
+static CPU_KER: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.ker",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_ker__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_ker__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.ker` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_ker_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_KER)
+}
+static CPU_KERP: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.kerp",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_kerp__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_kerp__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.kerp` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_kerp_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_KERP)
+}
+static CPU_KL_DIV: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.kl_div",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_kl_div__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_kl_div__dd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.kl_div` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_kl_div_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_KL_DIV)
+}
+static CPU_KN: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.kn",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_kn__if_f,
+        },
+        cpu::Loop {
+            types: &[DType::S64, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_kn__lf_f,
+        },
+        cpu::Loop {
+            types: &[DType::S32, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_kn__id_d,
+        },
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_kn__ld_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.kn` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_kn_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_KN)
+}
+static CPU_KOLMOGI: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.kolmogi",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_kolmogi__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_kolmogi__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.kolmogi` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_kolmogi_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_KOLMOGI)
+}
+static CPU_KOLMOGOROV: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.kolmogorov",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_kolmogorov__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_kolmogorov__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.kolmogorov` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_kolmogorov_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_KOLMOGOROV)
+}
 static CPU_KV: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.kv",
     nin: 2usize,
@@ -3187,6 +5225,38 @@ pub unsafe extern "C" fn bg_jax_xsf_lambertw_cuda(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_LAMBERTW)
+}
+static CPU_LOG1P: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.log1p",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_log1p__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_log1p__d_d,
+        },
+        cpu::Loop {
+            types: &[DType::C64, DType::C64],
+            kernel: bg_jax_xsf_log1p__F_F,
+        },
+        cpu::Loop {
+            types: &[DType::C128, DType::C128],
+            kernel: bg_jax_xsf_log1p__D_D,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.log1p` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_log1p_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_LOG1P)
 }
 static CPU_LOG_EXPIT: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.log_expit",
@@ -3455,6 +5525,270 @@ pub unsafe extern "C" fn bg_jax_xsf_logit_cuda(
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_LOGIT)
 }
+static CPU_LPMV: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.lpmv",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_lpmv__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_lpmv__ddd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.lpmv` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_lpmv_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_LPMV)
+}
+static CPU_MATHIEU_A: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.mathieu_a",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_mathieu_a__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_mathieu_a__dd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.mathieu_a` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_mathieu_a_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_MATHIEU_A)
+}
+static CPU_MATHIEU_B: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.mathieu_b",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_mathieu_b__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_mathieu_b__dd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.mathieu_b` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_mathieu_b_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_MATHIEU_B)
+}
+static CPU_MATHIEU_CEM: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.mathieu_cem",
+    nin: 3usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_mathieu_cem__fff_ff,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_mathieu_cem__ddd_dd,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.mathieu_cem` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_mathieu_cem_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_MATHIEU_CEM)
+}
+static CPU_MATHIEU_MODCEM1: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.mathieu_modcem1",
+    nin: 3usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_mathieu_modcem1__fff_ff,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_mathieu_modcem1__ddd_dd,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.mathieu_modcem1` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_mathieu_modcem1_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_MATHIEU_MODCEM1)
+}
+static CPU_MATHIEU_MODCEM2: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.mathieu_modcem2",
+    nin: 3usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_mathieu_modcem2__fff_ff,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_mathieu_modcem2__ddd_dd,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.mathieu_modcem2` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_mathieu_modcem2_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_MATHIEU_MODCEM2)
+}
+static CPU_MATHIEU_MODSEM1: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.mathieu_modsem1",
+    nin: 3usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_mathieu_modsem1__fff_ff,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_mathieu_modsem1__ddd_dd,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.mathieu_modsem1` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_mathieu_modsem1_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_MATHIEU_MODSEM1)
+}
+static CPU_MATHIEU_MODSEM2: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.mathieu_modsem2",
+    nin: 3usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_mathieu_modsem2__fff_ff,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_mathieu_modsem2__ddd_dd,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.mathieu_modsem2` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_mathieu_modsem2_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_MATHIEU_MODSEM2)
+}
+static CPU_MATHIEU_SEM: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.mathieu_sem",
+    nin: 3usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_mathieu_sem__fff_ff,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_mathieu_sem__ddd_dd,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.mathieu_sem` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_mathieu_sem_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_MATHIEU_SEM)
+}
+static CPU_MODFRESNELM: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.modfresnelm",
+    nin: 1usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_modfresnelm__f_FF,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_modfresnelm__d_DD,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.modfresnelm` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_modfresnelm_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_MODFRESNELM)
+}
+static CPU_MODFRESNELP: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.modfresnelp",
+    nin: 1usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_modfresnelp__f_FF,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_modfresnelp__d_DD,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.modfresnelp` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_modfresnelp_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_MODFRESNELP)
+}
 static CPU_MODSTRUVE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.modstruve",
     nin: 2usize,
@@ -3478,6 +5812,195 @@ pub unsafe extern "C" fn bg_jax_xsf_modstruve_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_MODSTRUVE)
+}
+static CPU_NBDTR: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.nbdtr",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S32, DType::S32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_nbdtr__iif_f,
+        },
+        cpu::Loop {
+            types: &[DType::S64, DType::S64, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_nbdtr__llf_f,
+        },
+        cpu::Loop {
+            types: &[DType::S32, DType::S32, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_nbdtr__iid_d,
+        },
+        cpu::Loop {
+            types: &[DType::S64, DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_nbdtr__lld_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.nbdtr` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_nbdtr_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_NBDTR)
+}
+static CUDA_NBDTR: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.nbdtr",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S32, DType::S32, DType::F32, DType::F32],
+        &[DType::S64, DType::S64, DType::F32, DType::F32],
+        &[DType::S32, DType::S32, DType::F64, DType::F64],
+        &[DType::S64, DType::S64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.nbdtr",
+        kernels::IMAGES_NBDTR,
+        &[
+            c"bg_jax_xsf_nbdtr__iif_f",
+            c"bg_jax_xsf_nbdtr__llf_f",
+            c"bg_jax_xsf_nbdtr__iid_d",
+            c"bg_jax_xsf_nbdtr__lld_d",
+        ],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.nbdtr` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_nbdtr_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_NBDTR)
+}
+static CPU_NBDTRC: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.nbdtrc",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S32, DType::S32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_nbdtrc__iif_f,
+        },
+        cpu::Loop {
+            types: &[DType::S64, DType::S64, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_nbdtrc__llf_f,
+        },
+        cpu::Loop {
+            types: &[DType::S32, DType::S32, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_nbdtrc__iid_d,
+        },
+        cpu::Loop {
+            types: &[DType::S64, DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_nbdtrc__lld_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.nbdtrc` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_nbdtrc_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_NBDTRC)
+}
+static CUDA_NBDTRC: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.nbdtrc",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S32, DType::S32, DType::F32, DType::F32],
+        &[DType::S64, DType::S64, DType::F32, DType::F32],
+        &[DType::S32, DType::S32, DType::F64, DType::F64],
+        &[DType::S64, DType::S64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.nbdtrc",
+        kernels::IMAGES_NBDTRC,
+        &[
+            c"bg_jax_xsf_nbdtrc__iif_f",
+            c"bg_jax_xsf_nbdtrc__llf_f",
+            c"bg_jax_xsf_nbdtrc__iid_d",
+            c"bg_jax_xsf_nbdtrc__lld_d",
+        ],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.nbdtrc` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_nbdtrc_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_NBDTRC)
+}
+static CPU_NBDTRI: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.nbdtri",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S32, DType::S32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_nbdtri__iif_f,
+        },
+        cpu::Loop {
+            types: &[DType::S64, DType::S64, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_nbdtri__llf_f,
+        },
+        cpu::Loop {
+            types: &[DType::S32, DType::S32, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_nbdtri__iid_d,
+        },
+        cpu::Loop {
+            types: &[DType::S64, DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_nbdtri__lld_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.nbdtri` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_nbdtri_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_NBDTRI)
+}
+static CUDA_NBDTRI: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.nbdtri",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S32, DType::S32, DType::F32, DType::F32],
+        &[DType::S64, DType::S64, DType::F32, DType::F32],
+        &[DType::S32, DType::S32, DType::F64, DType::F64],
+        &[DType::S64, DType::S64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.nbdtri",
+        kernels::IMAGES_NBDTRI,
+        &[
+            c"bg_jax_xsf_nbdtri__iif_f",
+            c"bg_jax_xsf_nbdtri__llf_f",
+            c"bg_jax_xsf_nbdtri__iid_d",
+            c"bg_jax_xsf_nbdtri__lld_d",
+        ],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.nbdtri` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_nbdtri_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_NBDTRI)
 }
 static CPU_NDTR: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.ndtr",
@@ -3587,6 +6110,126 @@ pub unsafe extern "C" fn bg_jax_xsf_ndtri_cuda(
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_NDTRI)
 }
+static CPU_NDTRI_EXP: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.ndtri_exp",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_ndtri_exp__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_ndtri_exp__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.ndtri_exp` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_ndtri_exp_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_NDTRI_EXP)
+}
+static CPU_NRDTRIMN: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.nrdtrimn",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_nrdtrimn__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_nrdtrimn__ddd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.nrdtrimn` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_nrdtrimn_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_NRDTRIMN)
+}
+static CUDA_NRDTRIMN: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.nrdtrimn",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.nrdtrimn",
+        kernels::IMAGES_NRDTRIMN,
+        &[c"bg_jax_xsf_nrdtrimn__fff_f", c"bg_jax_xsf_nrdtrimn__ddd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.nrdtrimn` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_nrdtrimn_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_NRDTRIMN)
+}
+static CPU_NRDTRISD: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.nrdtrisd",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_nrdtrisd__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_nrdtrisd__ddd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.nrdtrisd` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_nrdtrisd_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_NRDTRISD)
+}
+static CUDA_NRDTRISD: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.nrdtrisd",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.nrdtrisd",
+        kernels::IMAGES_NRDTRISD,
+        &[c"bg_jax_xsf_nrdtrisd__fff_f", c"bg_jax_xsf_nrdtrisd__ddd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.nrdtrisd` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_nrdtrisd_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_NRDTRISD)
+}
 static CPU_OWENS_T: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.owens_t",
     nin: 2usize,
@@ -3634,6 +6277,78 @@ pub unsafe extern "C" fn bg_jax_xsf_owens_t_cuda(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_OWENS_T)
+}
+static CPU_PBDV: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.pbdv",
+    nin: 2usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_pbdv__ff_ff,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_pbdv__dd_dd,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.pbdv` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_pbdv_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_PBDV)
+}
+static CPU_PBVV: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.pbvv",
+    nin: 2usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_pbvv__ff_ff,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_pbvv__dd_dd,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.pbvv` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_pbvv_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_PBVV)
+}
+static CPU_PBWA: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.pbwa",
+    nin: 2usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_pbwa__ff_ff,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_pbwa__dd_dd,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.pbwa` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_pbwa_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_PBWA)
 }
 static CPU_PDTR: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.pdtr",
@@ -3731,6 +6446,69 @@ pub unsafe extern "C" fn bg_jax_xsf_pdtrc_cuda(
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_PDTRC)
 }
+static CPU_PDTRI: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.pdtri",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_pdtri__if_f,
+        },
+        cpu::Loop {
+            types: &[DType::S64, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_pdtri__lf_f,
+        },
+        cpu::Loop {
+            types: &[DType::S32, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_pdtri__id_d,
+        },
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_pdtri__ld_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.pdtri` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_pdtri_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_PDTRI)
+}
+static CUDA_PDTRI: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.pdtri",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S32, DType::F32, DType::F32],
+        &[DType::S64, DType::F32, DType::F32],
+        &[DType::S32, DType::F64, DType::F64],
+        &[DType::S64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.pdtri",
+        kernels::IMAGES_PDTRI,
+        &[
+            c"bg_jax_xsf_pdtri__if_f",
+            c"bg_jax_xsf_pdtri__lf_f",
+            c"bg_jax_xsf_pdtri__id_d",
+            c"bg_jax_xsf_pdtri__ld_d",
+        ],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.pdtri` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_pdtri_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_PDTRI)
+}
 static CPU_POCH: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.poch",
     nin: 2usize,
@@ -3778,6 +6556,102 @@ pub unsafe extern "C" fn bg_jax_xsf_poch_cuda(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_POCH)
+}
+static CPU_PSEUDO_HUBER: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.pseudo_huber",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_pseudo_huber__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_pseudo_huber__dd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.pseudo_huber` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_pseudo_huber_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_PSEUDO_HUBER)
+}
+static CPU_RADIAN: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.radian",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_radian__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_radian__ddd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.radian` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_radian_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_RADIAN)
+}
+static CUDA_RADIAN: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.radian",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.radian",
+        kernels::IMAGES_RADIAN,
+        &[c"bg_jax_xsf_radian__fff_f", c"bg_jax_xsf_radian__ddd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.radian` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_radian_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_RADIAN)
+}
+static CPU_REL_ENTR: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.rel_entr",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_rel_entr__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_rel_entr__dd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.rel_entr` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_rel_entr_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_REL_ENTR)
 }
 static CPU_RGAMMA: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.rgamma",
@@ -3841,6 +6715,51 @@ pub unsafe extern "C" fn bg_jax_xsf_rgamma_cuda(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_RGAMMA)
+}
+static CPU_ROUND: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.round",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_round__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_round__d_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.round` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_round_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_ROUND)
+}
+static CUDA_ROUND: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.round",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    module: cuda::module::Module::new(
+        "jax_xsf.round",
+        kernels::IMAGES_ROUND,
+        &[c"bg_jax_xsf_round__f_f", c"bg_jax_xsf_round__d_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.round` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_round_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_ROUND)
 }
 static CPU_SHICHI: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.shichi",
@@ -4012,6 +6931,70 @@ pub unsafe extern "C" fn bg_jax_xsf_sindg_cuda(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_SINDG)
+}
+static CPU_SMIRNOV: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.smirnov",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_smirnov__if_f,
+        },
+        cpu::Loop {
+            types: &[DType::S64, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_smirnov__lf_f,
+        },
+        cpu::Loop {
+            types: &[DType::S32, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_smirnov__id_d,
+        },
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_smirnov__ld_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.smirnov` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_smirnov_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_SMIRNOV)
+}
+static CPU_SMIRNOVI: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.smirnovi",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_smirnovi__if_f,
+        },
+        cpu::Loop {
+            types: &[DType::S64, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_smirnovi__lf_f,
+        },
+        cpu::Loop {
+            types: &[DType::S32, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_smirnovi__id_d,
+        },
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_smirnovi__ld_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.smirnovi` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_smirnovi_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_SMIRNOVI)
 }
 static CPU_SPENCE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.spence",
@@ -4219,6 +7202,102 @@ pub unsafe extern "C" fn bg_jax_xsf_spherical_yn_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_SPHERICAL_YN)
+}
+static CPU_STDTR: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.stdtr",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_stdtr__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_stdtr__dd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.stdtr` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_stdtr_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_STDTR)
+}
+static CUDA_STDTR: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.stdtr",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.stdtr",
+        kernels::IMAGES_STDTR,
+        &[c"bg_jax_xsf_stdtr__ff_f", c"bg_jax_xsf_stdtr__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.stdtr` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_stdtr_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_STDTR)
+}
+static CPU_STDTRIT: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.stdtrit",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_stdtrit__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_stdtrit__dd_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.stdtrit` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_stdtrit_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_STDTRIT)
+}
+static CUDA_STDTRIT: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.stdtrit",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.stdtrit",
+        kernels::IMAGES_STDTRIT,
+        &[c"bg_jax_xsf_stdtrit__ff_f", c"bg_jax_xsf_stdtrit__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.stdtrit` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_stdtrit_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_STDTRIT)
 }
 static CPU_STRUVE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.struve",
@@ -4478,6 +7557,70 @@ pub unsafe extern "C" fn bg_jax_xsf_wright_bessel_cuda(
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_WRIGHT_BESSEL)
 }
+static CPU_XLOG1PY: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.xlog1py",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_xlog1py__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_xlog1py__dd_d,
+        },
+        cpu::Loop {
+            types: &[DType::C64, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_xlog1py__FF_F,
+        },
+        cpu::Loop {
+            types: &[DType::C128, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_xlog1py__DD_D,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.xlog1py` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_xlog1py_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_XLOG1PY)
+}
+static CPU_XLOGY: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.xlogy",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_xlogy__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_xlogy__dd_d,
+        },
+        cpu::Loop {
+            types: &[DType::C64, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_xlogy__FF_F,
+        },
+        cpu::Loop {
+            types: &[DType::C128, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_xlogy__DD_D,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.xlogy` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_xlogy_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_XLOGY)
+}
 static CPU_Y0: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.y0",
     nin: 1usize,
@@ -4567,6 +7710,38 @@ pub unsafe extern "C" fn bg_jax_xsf_y1_cuda(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_Y1)
+}
+static CPU_YN: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.yn",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_yn__if_f,
+        },
+        cpu::Loop {
+            types: &[DType::S64, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_yn__lf_f,
+        },
+        cpu::Loop {
+            types: &[DType::S32, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_yn__id_d,
+        },
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_yn__ld_d,
+        },
+    ],
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.yn` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_yn_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_YN)
 }
 static CPU_YV: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.yv",
@@ -4729,7 +7904,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:66ee43a9a91ec500; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:86e81086a147c3b6; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
