@@ -1,0 +1,79 @@
+"""The statistics functions of issue 17 on the GPU: the bridge against eager
+cupyx.scipy.special and jax.scipy.special, back to back (10 calls, one wait) at 2^22
+elements, float32 and float64. Run on the GPU machine: `python bench/stats_gpu.py`.
+Prints the run's environment and a markdown table (ratios within this run only).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import jax
+
+jax.config.update("jax_enable_x64", True)
+
+import cupy  # noqa: E402
+import cupyx.scipy.special as cps  # noqa: E402
+import jax.scipy.special as jsp  # noqa: E402
+import numpy as np  # noqa: E402
+
+import jax_xsf  # noqa: E402
+import timing  # noqa: E402
+
+N = 1 << 22
+# name -> argument samplers (rng, n, dtype) -> array; integer arguments as int64 (the
+# bridge's integer loops) and as the float CuPy takes.
+CASES = {
+    "betainc": [(0.5, 20.0), (0.5, 20.0), (0.0, 1.0)],
+    "betaincinv": [(0.5, 20.0), (0.5, 20.0), (0.0, 1.0)],
+    "fdtr": [(1.0, 30.0), (1.0, 30.0), (0.0, 10.0)],
+    "fdtri": [(1.0, 30.0), (1.0, 30.0), (0.0, 1.0)],
+    "bdtr": [(0.0, 30.0), ("int", 30, 60), (0.0, 1.0)],
+    "nbdtr": [("int", 0, 30), ("int", 1, 30), (0.0, 1.0)],
+    "pdtri": [("int", 0, 30), (0.0, 1.0)],
+    "erfinv": [(-1.0, 1.0)],
+    "expn": [("int", 0, 10), (0.0, 10.0)],
+    "stdtr": [(1.0, 50.0), (-5.0, 5.0)],
+    "stdtrit": [(1.0, 50.0), (0.0, 1.0)],
+}
+
+
+def args_for(name, dtype, rng):
+    out = []
+    for spec in CASES[name]:
+        if spec[0] == "int":
+            out.append(rng.integers(spec[1], spec[2], N).astype(np.int64))
+        else:
+            out.append(rng.uniform(spec[0], spec[1], N).astype(dtype))
+    return out
+
+
+def main():
+    rng = np.random.default_rng(0)
+    dev = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    print(timing.environment(gpu=dev, cupy=cupy.__version__))
+    rows = ["| function | dtype | bridge µs | cupyx µs | jax.scipy µs | bridge / cupyx | bridge / jax.scipy |", "|---|---|---|---|---|---|---|"]
+    for name in CASES:
+        for dtype in (np.float32, np.float64):
+            host = args_for(name, dtype, rng)
+            xs = [jax.device_put(a, jax.devices("cuda")[0]) for a in host]
+            f = jax.jit(getattr(jax_xsf, name))
+            t_b = timing.pipelined_time(lambda: f(*xs), timing.jax_sync)
+            t_c = t_j = None
+            if hasattr(cps, name):
+                # CuPy's loops take floats where ours take integers.
+                cs = [cupy.asarray(a.astype(dtype) if a.dtype.kind == "i" else a) for a in host]
+                t_c = timing.pipelined_time(lambda: getattr(cps, name)(*cs), timing.cupy_sync)
+            if hasattr(jsp, name) and all(a.dtype.kind == "f" for a in host):
+                g = jax.jit(getattr(jsp, name))
+                t_j = timing.pipelined_time(lambda: g(*xs), timing.jax_sync)
+            fmt = lambda t: f"{t * 1e6:,.1f}" if t else "—"  # noqa: E731
+            ratio = lambda t: f"{t_b / t:.2f}×" if t else "—"  # noqa: E731
+            rows.append(f"| {name} | {np.dtype(dtype).name} | {fmt(t_b)} | {fmt(t_c)} | {fmt(t_j)} | {ratio(t_c)} | {ratio(t_j)} |")
+            print(rows[-1], flush=True)
+    print("\n".join(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
