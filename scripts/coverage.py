@@ -70,7 +70,9 @@ def render() -> tuple[str, list[str]]:
             with_rule += rule
             loops = ", ".join(f"`{loop.split(' as ')[0]}`" for loop in entry["loops"])
             via = f"`{entry['name']}`" + (" (SciPy alias)" if entry["name"] != name else "")
-            status = f"{via} | ✓ | {'✓' if gpu else '—'} | {loops} | {'✓' if rule else '—'}"
+            device = entry.get("cuda_loops")
+            gpu_cell = ("✓" + (f" ({', '.join(device)} only)" if device else "")) if gpu else "—"
+            status = f"{via} | ✓ | {gpu_cell} | {loops} | {'✓' if rule else '—'}"
             if name in reasons:
                 problems.append(f"{name} is covered by {entry['spec']} but has a reason in reasons.toml")
         else:

@@ -4,8 +4,8 @@ page's counts."""
 
 from __future__ import annotations
 
+import importlib.util
 import pathlib
-import re
 import subprocess
 import sys
 
@@ -20,12 +20,10 @@ def test_coverage_page_is_fresh_and_every_left_out_ufunc_says_why():
     assert r.returncode == 0, r.stderr
 
 
-def test_readme_counts_are_the_coverage_pages():
-    page = (ROOT / "docs" / "coverage.md").read_text()
-    total, cpu, gpu = re.search(
-        r"has \*\*(\d+)\*\* public ufuncs.*?cover\s+\*\*(\d+)\*\* of them on the CPU, \*\*(\d+)\*\* also on CUDA", page, re.S
-    ).groups()
-    readme = (ROOT / "README.md").read_text()
-    quoted = re.search(r"(\d+) of scipy\.special's (\d+) ufuncs on the CPU, (\d+) of them also on CUDA", readme)
-    assert quoted, "README.md must quote docs/coverage.md's counts"
-    assert quoted.groups() == (cpu, total, gpu), (quoted.groups(), (cpu, total, gpu))
+def test_readme_quotes_the_counts():
+    # `coverage.py --check` (above) compares the quoted counts with the page's; this makes
+    # sure there is a line to compare (a README without it would pass that check).
+    spec = importlib.util.spec_from_file_location("bg_coverage_script", ROOT / "scripts" / "coverage.py")
+    cov = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cov)
+    assert cov.README_LINE.search((ROOT / "README.md").read_text()), "README.md must quote docs/coverage.md's counts"

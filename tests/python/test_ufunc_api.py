@@ -118,6 +118,26 @@ def test_inside_scan_and_jit_with_other_ops():
     np.testing.assert_allclose(total, sc.gammaln(xs + 1.0).sum(), rtol=1e-13)
 
 
+def test_host_only_loop_raises_at_lowering_for_cuda_naming_the_device_loops():
+    # jv's real loops have CUDA kernels (cephes), its complex ones only host loops
+    # (`cuda_loops`): a complex call exported for CUDA fails while lowering and says which
+    # loops the device has; a real one is lowered for CUDA wherever the build has kernels.
+    v, z = jax.ShapeDtypeStruct((3,), jnp.float64), jax.ShapeDtypeStruct((3,), jnp.complex128)
+    with pytest.raises(
+        NotImplementedError,
+        match=r"jax_xsf.jv is not available on platform 'cuda' for this call \(its loop dD->D has no CUDA kernel; "
+        r"on cuda it has ff->f, dd->d\); it runs on: cpu",
+    ):
+        jax.export.export(jax.jit(jax_xsf.jv), platforms=["cuda"])(v, z)
+    # Both on CPU.
+    checks = [jax.export.DisabledSafetyCheck.custom_call("bridgegen.jax_xsf.jv")]
+    jax.export.export(jax.jit(jax_xsf.jv), platforms=["cpu"], disabled_checks=checks)(v, z)
+    if "cuda" in jax_xsf._ufuncs["jv"].built:
+        exp = jax.export.export(jax.jit(jax_xsf.jv), platforms=["cuda"], disabled_checks=checks)(v, v)
+        assert "bridgegen.jax_xsf.jv" in exp.mlir_module()
+    assert "On CUDA devices only loops ff->f, dd->d" in jax_xsf.jv.__doc__
+
+
 def test_unsupported_platform_raises_not_implemented_at_lowering():
     x = jax.ShapeDtypeStruct((3,), jnp.float64)
     # kv is CPU-only: exporting for CUDA fails while lowering, naming its platforms.

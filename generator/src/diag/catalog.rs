@@ -233,11 +233,27 @@ pub fn cuda_expr_without_cuda(key: &str) -> Entry {
     )
 }
 
-pub fn cuda_expr_unknown_loop(key: &str, loops: &[String]) -> Entry {
+pub fn unknown_loop(field: &str, key: &str, loops: &[String]) -> Entry {
     e(
-        format!("cuda_expr_by_loop names loop `{key}`, which the function does not declare"),
+        format!("{field} names loop `{key}`, which the function does not declare"),
         "not a declared loop",
-        Some(format!("key it by a signature in `loops`: {}", loops.join(", "))),
+        Some(format!("use a signature in `loops`: {}", loops.join(", "))),
+    )
+}
+
+pub fn empty_cuda_loops() -> Entry {
+    e(
+        "cuda_loops is empty".into(),
+        "no loop would have a CUDA kernel",
+        Some("list the loops that compile for the device, or remove \"cuda\" from platforms".into()),
+    )
+}
+
+pub fn cuda_expr_host_loop(key: &str) -> Entry {
+    e(
+        format!("cuda_expr_by_loop gives loop `{key}` a device expression, but cuda_loops leaves it host-only"),
+        "this loop has no CUDA kernel",
+        Some(format!("add `{key}` to cuda_loops, or remove this entry")),
     )
 }
 

@@ -63,9 +63,10 @@ fn cuda_items(pkg: &Package, u: &Ufunc) -> Result<TokenStream, String> {
     let images = ident(&names::images_static(&u.name));
     let qualified = format!("{}.{}", pkg.name, u.name);
     let (nin, nout) = (u.inputs.len(), u.outputs.len());
-    let types: Vec<TokenStream> = u.loops.iter().map(dtypes).collect();
+    let device: Vec<_> = u.loops.iter().filter(|l| u.on_device(l)).collect();
+    let types: Vec<TokenStream> = device.iter().map(|l| dtypes(l)).collect();
     let kernels =
-        u.loops.iter().map(|l| c_str(&names::loop_symbol(&pkg.name, &u.name, l))).collect::<Result<Vec<_>, _>>()?;
+        device.iter().map(|l| c_str(&names::loop_symbol(&pkg.name, &u.name, l))).collect::<Result<Vec<_>, _>>()?;
     let handler = handler(pkg, u, Platform::Cuda, quote! { cuda::run_ufunc(frame, &#stat) });
     let stack = u.cuda_stack as usize;
     Ok(quote! {

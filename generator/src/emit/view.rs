@@ -79,6 +79,11 @@ pub struct UfuncView {
     pub package: String,
     pub target: String,
     pub headers: Vec<String>,
+    pub cuda_headers: Vec<String>,
+    /// Whether the kernels declare the `std::` names CuPy's xsf/config.h lacks under NVRTC
+    /// (templates/cuda/ufunc.cu.j2), for the headers of NVRTC_STD_GAPS only: every other
+    /// kernel's source, and so its cached image, stays as it was.
+    pub std_shim: bool,
     pub prelude: String,
     /// `#line` directives (and the indentation that puts the text at its spec column) for
     /// host C++: compiler errors in `prelude`/`expr` point at the spec.
@@ -95,6 +100,8 @@ pub struct UfuncView {
     pub outputs_py: String,
     pub loops_py: String,
     pub platforms_py: String,
+    /// The loops with CUDA kernels when that is not all of them (`cuda_loops`), else "".
+    pub cuda_loops_py: String,
     pub handlers_py: String,
     /// `("x",)`: the inputs with a derivative rule (the rules are in `_rules.py`).
     pub derivatives_py: String,
@@ -131,6 +138,8 @@ pub struct LoopView {
     pub expr: String,
     /// What the CUDA kernel evaluates: `expr` unless the spec gives a `cuda_expr`.
     pub cuda_expr: String,
+    /// Whether this loop has a CUDA kernel (`cuda_loops`).
+    pub cuda: bool,
 }
 
 #[derive(Serialize)]
@@ -290,6 +299,11 @@ fn rules_view(pkg: &Package) -> RulesView {
     }
 }
 
+/// Headers of CuPy 14.2's xsf that call `std::fabs`, `std::expm1`, `std::tanh` or `std::real`/`imag`, which its
+/// config.h does not provide under NVRTC (a device build of them fails without the shim).
+const NVRTC_STD_GAPS: &[&str] =
+    &["xsf/exp.h", "xsf/convex_analysis.h", "xsf/boxcox.h", "xsf/ndtri_exp.h", "xsf/cephes/ellpj.h"];
+
 fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
     let statement = matches!(u.expr, Expr::Statement(_));
     let expr = u.expr.text().to_string();
@@ -315,6 +329,7 @@ fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
             statement,
             expr: expr.clone(),
             cuda_expr: u.cuda_expr_by_loop.get(&l.signature()).map_or(cuda_expr, Expr::text).to_string(),
+            cuda: u.on_device(l),
         })
         .collect();
     let params = u.inputs.join(", ");
@@ -334,6 +349,8 @@ fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
         package: pkg.name.clone(),
         target: names::xla_target(&pkg.name, &u.name),
         headers: u.headers.clone(),
+        cuda_headers: u.cuda_headers.clone(),
+        std_shim: u.cuda_headers.iter().any(|h| NVRTC_STD_GAPS.contains(&h.as_str())),
         prelude: u.prelude.clone(),
         prelude_at: LineView::new(pkg, u.prelude_at),
         expr_at: LineView::new(pkg, u.expr_at),
@@ -348,6 +365,11 @@ fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
         outputs_py: py_tuple(&u.outputs),
         loops_py: py_tuple(&u.loops.iter().map(|l| l.signature()).collect::<Vec<_>>()),
         platforms_py: py_tuple(&u.platforms.iter().map(|p| p.as_str().to_string()).collect::<Vec<_>>()),
+        cuda_loops_py: if u.device_subset() {
+            py_tuple(&u.loops.iter().filter(|l| u.on_device(l)).map(|l| l.signature()).collect::<Vec<_>>())
+        } else {
+            String::new()
+        },
         handlers_py: format!("{{{}}}", handlers.join(", ")),
         derivatives_py: if u.derivatives.is_empty() {
             "()".into()
@@ -375,6 +397,10 @@ fn docstring(u: &Ufunc) -> String {
     s.push_str(&format!("    Type loops: {}.\n", loops.join(", ")));
     let plats: Vec<&str> = u.platforms.iter().map(|p| p.as_str()).collect();
     s.push_str(&format!("    Platforms: {}.", plats.join(", ")));
+    if u.device_subset() {
+        let dev: Vec<String> = u.loops.iter().filter(|l| u.on_device(l)).map(|l| l.signature()).collect();
+        s.push_str(&format!("\n    On CUDA devices only loops {}; the others run on the host only.", dev.join(", ")));
+    }
     if let Some(e) = &u.cuda_expr {
         s.push_str(&format!("\n    On CUDA devices computed as ``{}`` instead of ``{}``.", e.text(), u.expr.text()));
     }

@@ -202,6 +202,7 @@ fn lower_ufunc(
         cx.err(u.name.span(), catalog::missing_header(&name));
     }
     let headers = check_headers(cx, headers_raw);
+    let cuda_headers = u.cuda_headers.as_ref().map_or_else(|| headers.clone(), |h| check_headers(cx, h.get_ref()));
 
     if u.inputs.get_ref().is_empty() {
         cx.err(u.inputs.span(), catalog::empty_list("inputs"));
@@ -237,9 +238,45 @@ fn lower_ufunc(
         if !platforms.contains(&Platform::Cuda) {
             cx.err(k.span(), catalog::cuda_expr_without_cuda("cuda_expr_by_loop"));
         } else if !declared.contains(&sig) {
-            cx.err(k.span(), catalog::cuda_expr_unknown_loop(k.get_ref(), &declared));
+            cx.err(k.span(), catalog::unknown_loop("cuda_expr_by_loop", k.get_ref(), &declared));
         }
         cuda_expr_by_loop.insert(sig, e);
+    }
+    if let Some(h) = &u.cuda_headers {
+        if !platforms.contains(&Platform::Cuda) {
+            cx.err(h.span(), catalog::cuda_expr_without_cuda("cuda_headers"));
+        }
+    }
+    let cuda_loops: BTreeSet<String> = match &u.cuda_loops {
+        _ if !platforms.contains(&Platform::Cuda) => {
+            if let Some(c) = &u.cuda_loops {
+                cx.err(c.span(), catalog::cuda_expr_without_cuda("cuda_loops"));
+            }
+            BTreeSet::new()
+        }
+        None => declared.iter().cloned().collect(),
+        Some(c) => {
+            if c.get_ref().is_empty() {
+                cx.err(c.span(), catalog::empty_cuda_loops());
+            }
+            let mut set = BTreeSet::new();
+            for k in c.get_ref() {
+                let sig: String = k.get_ref().chars().filter(|c| !c.is_whitespace()).collect();
+                if !declared.contains(&sig) {
+                    cx.err(k.span(), catalog::unknown_loop("cuda_loops", k.get_ref(), &declared));
+                }
+                set.insert(sig);
+            }
+            set
+        }
+    };
+    if let Some(keys) = &u.cuda_expr_by_loop {
+        for k in keys.keys() {
+            let sig: String = k.get_ref().chars().filter(|c| !c.is_whitespace()).collect();
+            if platforms.contains(&Platform::Cuda) && declared.contains(&sig) && !cuda_loops.contains(&sig) {
+                cx.err(k.span(), catalog::cuda_expr_host_loop(k.get_ref()));
+            }
+        }
     }
     // Inputs a CUDA kernel takes (the size of the kernel's `Geometry`).
     let max_cuda_inputs = crate::abi::abi().max_cuda_inputs;
@@ -291,6 +328,7 @@ fn lower_ufunc(
         doc: u.doc.as_ref().map(|d| d.get_ref().trim().to_string()).unwrap_or_default(),
         name,
         headers,
+        cuda_headers,
         inputs,
         outputs,
         prelude: u.prelude.as_ref().map(|p| p.get_ref().trim().to_string()).unwrap_or_default(),
@@ -300,6 +338,7 @@ fn lower_ufunc(
         cuda_expr,
         cuda_expr_by_loop,
         loops,
+        cuda_loops,
         platforms,
         cuda_stack,
         scipy: u.scipy.as_ref().map(|s| s.get_ref().clone()),

@@ -112,6 +112,8 @@ pub struct Ufunc {
     pub doc: String,
     /// Header paths relative to the xsf include root, in include order, deduplicated.
     pub headers: Vec<String>,
+    /// What the CUDA kernels include (`cuda_headers`, else `headers`).
+    pub cuda_headers: Vec<String>,
     pub inputs: Vec<String>,
     pub outputs: Vec<String>,
     /// C++ helpers emitted after the headers (empty if none).
@@ -125,6 +127,9 @@ pub struct Ufunc {
     /// before `cuda_expr`.
     pub cuda_expr_by_loop: BTreeMap<String, Expr>,
     pub loops: Vec<Loop>,
+    /// Signatures of the loops with CUDA kernels (`cuda_loops`; all loops by default, none
+    /// without the cuda platform).
+    pub cuda_loops: BTreeSet<String>,
     pub platforms: BTreeSet<Platform>,
     /// Bytes of device stack per thread the kernels need (0: what the compiler reserves).
     pub cuda_stack: u32,
@@ -135,6 +140,18 @@ pub struct Ufunc {
     /// Inputs declared not differentiable.
     pub nondiff: Vec<String>,
     pub test: TestHints,
+}
+
+impl Ufunc {
+    /// Whether loop `l` has a CUDA kernel.
+    pub fn on_device(&self, l: &Loop) -> bool {
+        self.cuda_loops.contains(&l.signature())
+    }
+
+    /// Whether some loops of a device function are host-only (`cuda_loops`).
+    pub fn device_subset(&self) -> bool {
+        self.platforms.contains(&Platform::Cuda) && self.cuda_loops.len() < self.loops.len()
+    }
 }
 
 /// Sampling hints for generated accuracy tests.

@@ -35,6 +35,10 @@ pub struct RawUfunc {
     pub doc: Option<Spanned<String>>,
     #[serde(default)]
     pub headers: Option<Vec<Spanned<String>>>,
+    /// What the CUDA kernels include instead of `headers` (when the host loops need a
+    /// header NVRTC cannot compile, and `cuda_expr` calls something else).
+    #[serde(default)]
+    pub cuda_headers: Option<Spanned<Vec<Spanned<String>>>>,
     pub inputs: Spanned<Vec<Spanned<String>>>,
     #[serde(default)]
     pub outputs: Option<Spanned<Vec<Spanned<String>>>>,
@@ -51,6 +55,10 @@ pub struct RawUfunc {
     #[serde(default)]
     pub cuda_expr_by_loop: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
     pub loops: Spanned<Vec<Spanned<String>>>,
+    /// The loops that have CUDA kernels (default: all), for functions whose other loops
+    /// (complex ones, typically) only compile for the host.
+    #[serde(default)]
+    pub cuda_loops: Option<Spanned<Vec<Spanned<String>>>>,
     /// Device stack (bytes per thread) for functions that recurse on the GPU.
     #[serde(default)]
     pub cuda_stack: Option<Spanned<i64>>,

@@ -33,7 +33,7 @@ class Ufunc:
     """A bridged elementwise function: checks and converts arguments at trace time and
     binds :data:`ufunc_p`."""
 
-    def __init__(self, *, qualname, target, inputs, outputs, loops, platforms, built):
+    def __init__(self, *, qualname, target, inputs, outputs, loops, platforms, built, cuda_loops=None):
         self.qualname = qualname
         self.target = target
         self.inputs = tuple(inputs)
@@ -41,6 +41,11 @@ class Ufunc:
         self.loops = tuple(Loop.parse(s) for s in loops)
         self.platforms = tuple(platforms)
         self.built = tuple(built)
+        # Loops without a CUDA kernel (the spec's `cuda_loops` leaves them host-only): a
+        # call that picks one is lowered for the host platforms only.
+        device = set(loops) if cuda_loops is None else set(cuda_loops)
+        self._host_only = {Loop.parse(s): s for s in loops if s not in device}
+        self._cuda_loops = tuple(s for s in loops if s in device)
 
     def __call__(self, *args, overwrite_input=None):
         if len(args) != len(self.inputs):
@@ -57,16 +62,21 @@ class Ufunc:
         except ValueError:
             shapes = ", ".join(str(tuple(a.shape)) for a in arrays)
             raise ValueError(f"{self.qualname}: argument shapes {shapes} do not broadcast together") from None
+        platforms, extra = self.platforms, {}
+        if loop in self._host_only and "cuda" in platforms:
+            platforms = tuple(p for p in platforms if p != "cuda")
+            extra["note"] = f"its loop {self._host_only[loop]} has no CUDA kernel; on cuda it has {', '.join(self._cuda_loops)}"
         outs = ufunc_p.bind(
             *arrays,
             name=self.qualname,
             target=self.target,
-            platforms=self.platforms,
+            platforms=platforms,
             built=self.built,
             out_shape=tuple(shape),
             out_dtypes=loop.outputs,
             alias=_alias([(a.shape, a.dtype) for a in arrays], tuple(shape), loop.outputs),
             overwrite=_OVERWRITE[overwrite_input],
+            **extra,
         )
         return outs[0] if len(outs) == 1 else tuple(outs)
 
@@ -106,6 +116,7 @@ def load_ufuncs(package: str, spec: ModuleType) -> dict[str, Ufunc]:
             loops=info["loops"],
             platforms=info["platforms"],
             built=tuple(handlers),
+            cuda_loops=info.get("cuda_loops"),
         )
         # The rules themselves arrive with install_rules, once the package's functions
         # (which they may call) exist.
@@ -164,12 +175,14 @@ ufunc_p.def_impl(_impl)
 
 
 def _lowering(
-    ctx, *args, name, target, platforms, built, out_shape, out_dtypes, alias=-1, overwrite="never", partitioned=False
+    ctx, *args, name, target, platforms, built, out_shape, out_dtypes, alias=-1, overwrite="never", partitioned=False, note=""
 ):
     for platform in ctx.module_context.platforms:
         if platform not in platforms:
             raise NotImplementedError(
-                f"{name} is not available on platform '{platform}'; it runs on: {', '.join(platforms)}"
+                f"{name} is not available on platform '{platform}'"
+                + (f" for this call ({note})" if note else "")
+                + f"; it runs on: {', '.join(platforms)}"
             )
         if platform not in built:
             raise NotImplementedError(

@@ -475,7 +475,7 @@ def boxcox(x, lmbda, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.boxcox``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.boxcox.html
     CuPy equivalent: ``cupyx.scipy.special.boxcox``.
     Type loops: ff->f, dd->d.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -490,7 +490,7 @@ def boxcox1p(x, lmbda, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.boxcox1p``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.boxcox1p.html
     CuPy equivalent: ``cupyx.scipy.special.boxcox1p``.
     Type loops: ff->f, dd->d.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -669,7 +669,8 @@ def ellipj(u, m, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.ellipj``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.ellipj.html
     CuPy equivalent: ``cupyx.scipy.special.ellipj``.
     Type loops: ff->ffff, dd->dddd.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
+    On CUDA devices computed as ``xsf::cephes::ellpj(u, m, &sn, &cn, &dn, &ph)`` instead of ``xsf::ellipj(u, m, sn, cn, dn, ph)``.
     Returns a tuple (sn, cn, dn, ph).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -730,7 +731,7 @@ def entr(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.entr``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.entr.html
     CuPy equivalent: ``cupyx.scipy.special.entr``.
     Type loops: f->f, d->d.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -911,7 +912,7 @@ def expm1(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.expm1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.expm1.html
     CuPy equivalent: ``cupyx.scipy.special.expm1``.
     Type loops: f->f, d->d, F->F, D->D.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1250,7 +1251,7 @@ def huber(delta, r, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.huber``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.huber.html
     CuPy equivalent: ``cupyx.scipy.special.huber``.
     Type loops: ff->f, dd->d.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1353,7 +1354,7 @@ def inv_boxcox(y, lmbda, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.inv_boxcox``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.inv_boxcox.html
     CuPy equivalent: ``cupyx.scipy.special.inv_boxcox``.
     Type loops: ff->f, dd->d.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1368,7 +1369,7 @@ def inv_boxcox1p(y, lmbda, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.inv_boxcox1p``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.inv_boxcox1p.html
     CuPy equivalent: ``cupyx.scipy.special.inv_boxcox1p``.
     Type loops: ff->f, dd->d.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1499,7 +1500,9 @@ def iv(v, z, /, *, overwrite_input=None):
 
     Equivalent to ``scipy.special.iv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.iv.html
     Type loops: ff->f, dd->d, fF->F, dD->D.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ff->f, dd->d; the others run on the host only.
+    On CUDA devices computed as ``xsf::cephes::iv(v, z)`` instead of ``xsf::cyl_bessel_i(v, z)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1557,7 +1560,9 @@ def jv(v, z, /, *, overwrite_input=None):
 
     Equivalent to ``scipy.special.jv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.jv.html
     Type loops: ff->f, dd->d, fF->F, dD->D.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ff->f, dd->d; the others run on the host only.
+    On CUDA devices computed as ``xsf::cephes::jv(v, z)`` instead of ``xsf::cyl_bessel_j(v, z)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1571,7 +1576,9 @@ def jve(v, z, /, *, overwrite_input=None):
 
     Equivalent to ``scipy.special.jve``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.jve.html
     Type loops: ff->f, dd->d, fF->F, dD->D.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ff->f, dd->d; the others run on the host only.
+    On CUDA devices computed as ``jax_xsf_jve::on_device(v, z)`` instead of ``xsf::cyl_bessel_je(v, z)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1717,7 +1724,7 @@ def kl_div(x, y, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.kl_div``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kl_div.html
     CuPy equivalent: ``cupyx.scipy.special.kl_div``.
     Type loops: ff->f, dd->d.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1817,7 +1824,9 @@ def log1p(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.log1p``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.log1p.html
     CuPy equivalent: ``cupyx.scipy.special.log1p``.
     Type loops: f->f, d->d, F->F, D->D.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops f->f, d->d; the others run on the host only.
+    On CUDA devices computed as ``log1p(x)`` instead of ``xsf::log1p(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2158,7 +2167,7 @@ def ndtri_exp(y, /, *, overwrite_input=None):
 
     Equivalent to ``scipy.special.ndtri_exp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.ndtri_exp.html
     Type loops: f->f, d->d.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2320,7 +2329,7 @@ def pseudo_huber(delta, r, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pseudo_huber``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pseudo_huber.html
     CuPy equivalent: ``cupyx.scipy.special.pseudo_huber``.
     Type loops: ff->f, dd->d.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2350,7 +2359,7 @@ def rel_entr(x, y, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.rel_entr``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.rel_entr.html
     CuPy equivalent: ``cupyx.scipy.special.rel_entr``.
     Type loops: ff->f, dd->d.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2640,7 +2649,9 @@ def xlog1py(x, y, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.xlog1py``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.xlog1py.html
     CuPy equivalent: ``cupyx.scipy.special.xlog1py``.
     Type loops: ff->f, dd->d, FF->F, DD->D.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ff->f, dd->d; the others run on the host only.
+    On CUDA devices computed as ``(x == 0 && !isnan(y)) ? 0.0 : x * log1p(y)`` instead of ``xsf::xlog1py(x, y)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2655,7 +2666,9 @@ def xlogy(x, y, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.xlogy``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.xlogy.html
     CuPy equivalent: ``cupyx.scipy.special.xlogy``.
     Type loops: ff->f, dd->d, FF->F, DD->D.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ff->f, dd->d; the others run on the host only.
+    On CUDA devices computed as ``(x == 0 && !isnan(y)) ? 0.0 : x * log(y)`` instead of ``xsf::xlogy(x, y)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2700,7 +2713,8 @@ def yn(n, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.yn``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.yn.html
     CuPy equivalent: ``cupyx.scipy.special.yn``.
     Type loops: if->f, lf->f, id->d, ld->d.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
+    On CUDA devices computed as ``xsf::cephes::yn(static_cast<int>(n), x)`` instead of ``xsf::cyl_bessel_y(static_cast<double>(n), x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2714,7 +2728,9 @@ def yv(v, z, /, *, overwrite_input=None):
 
     Equivalent to ``scipy.special.yv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.yv.html
     Type loops: ff->f, dd->d, fF->F, dD->D.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ff->f, dd->d; the others run on the host only.
+    On CUDA devices computed as ``xsf::cephes::yv(v, z)`` instead of ``xsf::cyl_bessel_y(v, z)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2728,7 +2744,9 @@ def yve(v, z, /, *, overwrite_input=None):
 
     Equivalent to ``scipy.special.yve``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.yve.html
     Type loops: ff->f, dd->d, fF->F, dD->D.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ff->f, dd->d; the others run on the host only.
+    On CUDA devices computed as ``z == 0 ? NAN : xsf::cephes::yv(v, z)`` instead of ``xsf::cyl_bessel_ye(v, z)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a

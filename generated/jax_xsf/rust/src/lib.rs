@@ -1629,6 +1629,30 @@ pub unsafe extern "C" fn bg_jax_xsf_boxcox_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_BOXCOX)
 }
+static CUDA_BOXCOX: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.boxcox",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.boxcox",
+        kernels::IMAGES_BOXCOX,
+        &[c"bg_jax_xsf_boxcox__ff_f", c"bg_jax_xsf_boxcox__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.boxcox` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_boxcox_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_BOXCOX)
+}
 static CPU_BOXCOX1P: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.boxcox1p",
     nin: 2usize,
@@ -1652,6 +1676,30 @@ pub unsafe extern "C" fn bg_jax_xsf_boxcox1p_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_BOXCOX1P)
+}
+static CUDA_BOXCOX1P: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.boxcox1p",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.boxcox1p",
+        kernels::IMAGES_BOXCOX1P,
+        &[c"bg_jax_xsf_boxcox1p__ff_f", c"bg_jax_xsf_boxcox1p__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.boxcox1p` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_boxcox1p_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_BOXCOX1P)
 }
 static CPU_CBRT: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.cbrt",
@@ -2234,6 +2282,30 @@ pub unsafe extern "C" fn bg_jax_xsf_ellipj_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_ELLIPJ)
 }
+static CUDA_ELLIPJ: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.ellipj",
+    nin: 2usize,
+    nout: 4usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.ellipj",
+        kernels::IMAGES_ELLIPJ,
+        &[c"bg_jax_xsf_ellipj__ff_ffff", c"bg_jax_xsf_ellipj__dd_dddd"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.ellipj` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_ellipj_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_ELLIPJ)
+}
 static CPU_ELLIPK: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.ellipk",
     nin: 1usize,
@@ -2395,6 +2467,27 @@ pub unsafe extern "C" fn bg_jax_xsf_entr_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_ENTR)
+}
+static CUDA_ENTR: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.entr",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    module: cuda::module::Module::new(
+        "jax_xsf.entr",
+        kernels::IMAGES_ENTR,
+        &[c"bg_jax_xsf_entr__f_f", c"bg_jax_xsf_entr__d_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.entr` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_entr_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_ENTR)
 }
 static CPU_ERF: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.erf",
@@ -3030,6 +3123,37 @@ pub unsafe extern "C" fn bg_jax_xsf_expm1_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EXPM1)
+}
+static CUDA_EXPM1: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.expm1",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32],
+        &[DType::F64, DType::F64],
+        &[DType::C64, DType::C64],
+        &[DType::C128, DType::C128],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.expm1",
+        kernels::IMAGES_EXPM1,
+        &[
+            c"bg_jax_xsf_expm1__f_f",
+            c"bg_jax_xsf_expm1__d_d",
+            c"bg_jax_xsf_expm1__F_F",
+            c"bg_jax_xsf_expm1__D_D",
+        ],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.expm1` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_expm1_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EXPM1)
 }
 static CPU_EXPN: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.expn",
@@ -3988,6 +4112,30 @@ pub unsafe extern "C" fn bg_jax_xsf_huber_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_HUBER)
 }
+static CUDA_HUBER: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.huber",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.huber",
+        kernels::IMAGES_HUBER,
+        &[c"bg_jax_xsf_huber__ff_f", c"bg_jax_xsf_huber__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.huber` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_huber_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_HUBER)
+}
 static CPU_HYP1F1: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.hyp1f1",
     nin: 3usize,
@@ -4279,6 +4427,30 @@ pub unsafe extern "C" fn bg_jax_xsf_inv_boxcox_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_INV_BOXCOX)
 }
+static CUDA_INV_BOXCOX: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.inv_boxcox",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.inv_boxcox",
+        kernels::IMAGES_INV_BOXCOX,
+        &[c"bg_jax_xsf_inv_boxcox__ff_f", c"bg_jax_xsf_inv_boxcox__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.inv_boxcox` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_inv_boxcox_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_INV_BOXCOX)
+}
 static CPU_INV_BOXCOX1P: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.inv_boxcox1p",
     nin: 2usize,
@@ -4302,6 +4474,30 @@ pub unsafe extern "C" fn bg_jax_xsf_inv_boxcox1p_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_INV_BOXCOX1P)
+}
+static CUDA_INV_BOXCOX1P: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.inv_boxcox1p",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.inv_boxcox1p",
+        kernels::IMAGES_INV_BOXCOX1P,
+        &[c"bg_jax_xsf_inv_boxcox1p__ff_f", c"bg_jax_xsf_inv_boxcox1p__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.inv_boxcox1p` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_inv_boxcox1p_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_INV_BOXCOX1P)
 }
 static CPU_IT2I0K0: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.it2i0k0",
@@ -4527,6 +4723,30 @@ pub unsafe extern "C" fn bg_jax_xsf_iv_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_IV)
 }
+static CUDA_IV: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.iv",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.iv",
+        kernels::IMAGES_IV,
+        &[c"bg_jax_xsf_iv__ff_f", c"bg_jax_xsf_iv__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.iv` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_iv_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_IV)
+}
 static CPU_IVE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.ive",
     nin: 2usize,
@@ -4681,6 +4901,30 @@ pub unsafe extern "C" fn bg_jax_xsf_jv_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_JV)
 }
+static CUDA_JV: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.jv",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.jv",
+        kernels::IMAGES_JV,
+        &[c"bg_jax_xsf_jv__ff_f", c"bg_jax_xsf_jv__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.jv` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_jv_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_JV)
+}
 static CPU_JVE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.jve",
     nin: 2usize,
@@ -4712,6 +4956,30 @@ pub unsafe extern "C" fn bg_jax_xsf_jve_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_JVE)
+}
+static CUDA_JVE: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.jve",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.jve",
+        kernels::IMAGES_JVE,
+        &[c"bg_jax_xsf_jve__ff_f", c"bg_jax_xsf_jve__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.jve` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_jve_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_JVE)
 }
 static CPU_K0: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.k0",
@@ -5037,6 +5305,30 @@ pub unsafe extern "C" fn bg_jax_xsf_kl_div_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_KL_DIV)
 }
+static CUDA_KL_DIV: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.kl_div",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.kl_div",
+        kernels::IMAGES_KL_DIV,
+        &[c"bg_jax_xsf_kl_div__ff_f", c"bg_jax_xsf_kl_div__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.kl_div` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_kl_div_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_KL_DIV)
+}
 static CPU_KN: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.kn",
     nin: 2usize,
@@ -5257,6 +5549,27 @@ pub unsafe extern "C" fn bg_jax_xsf_log1p_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_LOG1P)
+}
+static CUDA_LOG1P: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.log1p",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    module: cuda::module::Module::new(
+        "jax_xsf.log1p",
+        kernels::IMAGES_LOG1P,
+        &[c"bg_jax_xsf_log1p__f_f", c"bg_jax_xsf_log1p__d_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.log1p` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_log1p_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_LOG1P)
 }
 static CPU_LOG_EXPIT: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.log_expit",
@@ -6134,6 +6447,27 @@ pub unsafe extern "C" fn bg_jax_xsf_ndtri_exp_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_NDTRI_EXP)
 }
+static CUDA_NDTRI_EXP: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.ndtri_exp",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    module: cuda::module::Module::new(
+        "jax_xsf.ndtri_exp",
+        kernels::IMAGES_NDTRI_EXP,
+        &[c"bg_jax_xsf_ndtri_exp__f_f", c"bg_jax_xsf_ndtri_exp__d_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.ndtri_exp` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_ndtri_exp_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_NDTRI_EXP)
+}
 static CPU_NRDTRIMN: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.nrdtrimn",
     nin: 3usize,
@@ -6581,6 +6915,30 @@ pub unsafe extern "C" fn bg_jax_xsf_pseudo_huber_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_PSEUDO_HUBER)
 }
+static CUDA_PSEUDO_HUBER: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.pseudo_huber",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.pseudo_huber",
+        kernels::IMAGES_PSEUDO_HUBER,
+        &[c"bg_jax_xsf_pseudo_huber__ff_f", c"bg_jax_xsf_pseudo_huber__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.pseudo_huber` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_pseudo_huber_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_PSEUDO_HUBER)
+}
 static CPU_RADIAN: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.radian",
     nin: 3usize,
@@ -6652,6 +7010,30 @@ pub unsafe extern "C" fn bg_jax_xsf_rel_entr_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_REL_ENTR)
+}
+static CUDA_REL_ENTR: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.rel_entr",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.rel_entr",
+        kernels::IMAGES_REL_ENTR,
+        &[c"bg_jax_xsf_rel_entr__ff_f", c"bg_jax_xsf_rel_entr__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.rel_entr` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_rel_entr_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_REL_ENTR)
 }
 static CPU_RGAMMA: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.rgamma",
@@ -7589,6 +7971,30 @@ pub unsafe extern "C" fn bg_jax_xsf_xlog1py_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_XLOG1PY)
 }
+static CUDA_XLOG1PY: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.xlog1py",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.xlog1py",
+        kernels::IMAGES_XLOG1PY,
+        &[c"bg_jax_xsf_xlog1py__ff_f", c"bg_jax_xsf_xlog1py__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.xlog1py` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_xlog1py_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_XLOG1PY)
+}
 static CPU_XLOGY: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.xlogy",
     nin: 2usize,
@@ -7620,6 +8026,30 @@ pub unsafe extern "C" fn bg_jax_xsf_xlogy_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_XLOGY)
+}
+static CUDA_XLOGY: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.xlogy",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.xlogy",
+        kernels::IMAGES_XLOGY,
+        &[c"bg_jax_xsf_xlogy__ff_f", c"bg_jax_xsf_xlogy__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.xlogy` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_xlogy_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_XLOGY)
 }
 static CPU_Y0: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.y0",
@@ -7743,6 +8173,37 @@ pub unsafe extern "C" fn bg_jax_xsf_yn_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_YN)
 }
+static CUDA_YN: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.yn",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S32, DType::F32, DType::F32],
+        &[DType::S64, DType::F32, DType::F32],
+        &[DType::S32, DType::F64, DType::F64],
+        &[DType::S64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.yn",
+        kernels::IMAGES_YN,
+        &[
+            c"bg_jax_xsf_yn__if_f",
+            c"bg_jax_xsf_yn__lf_f",
+            c"bg_jax_xsf_yn__id_d",
+            c"bg_jax_xsf_yn__ld_d",
+        ],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.yn` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_yn_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_YN)
+}
 static CPU_YV: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.yv",
     nin: 2usize,
@@ -7775,6 +8236,30 @@ pub unsafe extern "C" fn bg_jax_xsf_yv_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_YV)
 }
+static CUDA_YV: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.yv",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.yv",
+        kernels::IMAGES_YV,
+        &[c"bg_jax_xsf_yv__ff_f", c"bg_jax_xsf_yv__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.yv` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_yv_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_YV)
+}
 static CPU_YVE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.yve",
     nin: 2usize,
@@ -7806,6 +8291,30 @@ pub unsafe extern "C" fn bg_jax_xsf_yve_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_YVE)
+}
+static CUDA_YVE: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.yve",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    module: cuda::module::Module::new(
+        "jax_xsf.yve",
+        kernels::IMAGES_YVE,
+        &[c"bg_jax_xsf_yve__ff_f", c"bg_jax_xsf_yve__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.yve` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_yve_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_YVE)
 }
 static CPU_ZETA: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.zeta",
@@ -7904,7 +8413,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:f5e431899beac992; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:4d34d0d369baf703; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
