@@ -231,52 +231,43 @@ fn lower_ufunc(
         }
     }
     let declared: Vec<String> = loops.iter().map(Loop::signature).collect();
-    let mut cuda_expr_by_loop = BTreeMap::new();
-    for (k, v) in u.cuda_expr_by_loop.iter().flatten() {
-        let e = check_expr(cx, v, &inputs, &outputs);
-        let sig: String = k.get_ref().chars().filter(|c| !c.is_whitespace()).collect();
-        if !platforms.contains(&Platform::Cuda) {
-            cx.err(k.span(), catalog::cuda_expr_without_cuda("cuda_expr_by_loop"));
-        } else if !declared.contains(&sig) {
-            cx.err(k.span(), catalog::unknown_loop("cuda_expr_by_loop", k.get_ref(), &declared));
-        }
-        cuda_expr_by_loop.insert(sig, e);
-    }
+    // A loop named in cuda_loops / cuda_expr_by_loop, as `Loop::signature` spells it.
+    let loop_key = |k: &Spanned<String>| -> String { k.get_ref().chars().filter(|c| !c.is_whitespace()).collect() };
+    let on_cuda = platforms.contains(&Platform::Cuda);
     if let Some(h) = &u.cuda_headers {
-        if !platforms.contains(&Platform::Cuda) {
+        if !on_cuda {
             cx.err(h.span(), catalog::cuda_expr_without_cuda("cuda_headers"));
         }
     }
     let cuda_loops: BTreeSet<String> = match &u.cuda_loops {
-        _ if !platforms.contains(&Platform::Cuda) => {
-            if let Some(c) = &u.cuda_loops {
-                cx.err(c.span(), catalog::cuda_expr_without_cuda("cuda_loops"));
-            }
+        Some(c) if !on_cuda => {
+            cx.err(c.span(), catalog::cuda_expr_without_cuda("cuda_loops"));
             BTreeSet::new()
         }
+        _ if !on_cuda => BTreeSet::new(),
         None => declared.iter().cloned().collect(),
         Some(c) => {
             if c.get_ref().is_empty() {
                 cx.err(c.span(), catalog::empty_cuda_loops());
             }
-            let mut set = BTreeSet::new();
-            for k in c.get_ref() {
-                let sig: String = k.get_ref().chars().filter(|c| !c.is_whitespace()).collect();
-                if !declared.contains(&sig) {
-                    cx.err(k.span(), catalog::unknown_loop("cuda_loops", k.get_ref(), &declared));
-                }
-                set.insert(sig);
+            for k in c.get_ref().iter().filter(|k| !declared.contains(&loop_key(k))) {
+                cx.err(k.span(), catalog::unknown_loop("cuda_loops", k.get_ref(), &declared));
             }
-            set
+            c.get_ref().iter().map(loop_key).collect()
         }
     };
-    if let Some(keys) = &u.cuda_expr_by_loop {
-        for k in keys.keys() {
-            let sig: String = k.get_ref().chars().filter(|c| !c.is_whitespace()).collect();
-            if platforms.contains(&Platform::Cuda) && declared.contains(&sig) && !cuda_loops.contains(&sig) {
-                cx.err(k.span(), catalog::cuda_expr_host_loop(k.get_ref()));
-            }
+    let mut cuda_expr_by_loop = BTreeMap::new();
+    for (k, v) in u.cuda_expr_by_loop.iter().flatten() {
+        let e = check_expr(cx, v, &inputs, &outputs);
+        let sig = loop_key(k);
+        if !on_cuda {
+            cx.err(k.span(), catalog::cuda_expr_without_cuda("cuda_expr_by_loop"));
+        } else if !declared.contains(&sig) {
+            cx.err(k.span(), catalog::unknown_loop("cuda_expr_by_loop", k.get_ref(), &declared));
+        } else if !cuda_loops.contains(&sig) {
+            cx.err(k.span(), catalog::cuda_expr_host_loop(k.get_ref()));
         }
+        cuda_expr_by_loop.insert(sig, e);
     }
     // Inputs a CUDA kernel takes (the size of the kernel's `Geometry`).
     let max_cuda_inputs = crate::abi::abi().max_cuda_inputs;
