@@ -103,7 +103,33 @@ def render() -> tuple[str, list[str]]:
     ]
     for extra in sorted(set(reasons) - set(ufuncs)):
         problems.append(f"reasons.toml names {extra}, which is not a scipy.special ufunc")
-    return "\n".join(head + rows) + "\n", problems
+    return "\n".join(head + rows + generalized()) + "\n", problems
+
+
+def generalized() -> list[str]:
+    """The spec's generalized ufuncs (core dimensions): none is a public scipy.special ufunc."""
+    rows = []
+    for spec in sorted((ROOT / "specs").glob("*.toml")):
+        data = tomllib.loads(spec.read_text())
+        default = data.get("defaults", {}).get("platforms", ["cpu", "cuda"])
+        for u in data.get("ufunc", []):
+            if "signature" in u:
+                plats = u.get("platforms", default)
+                loops = ", ".join(f"`{loop}`" for loop in u["loops"])
+                gpu = "✓" if "cuda" in plats else "—"
+                rows.append(f"| `{u['name']}` | `{u['signature']}` | ✓ | {gpu} | {loops} | `{u.get('scipy', '')}` |")
+    if not rows:
+        return []
+    return [
+        "",
+        "## Generalized ufuncs",
+        "",
+        "Functions with core dimensions (`signature` in the spec; last axes of each argument).",
+        "",
+        "| bridgegen function | signature | CPU | GPU | loops | SciPy uses it in |",
+        "|---|---|---|---|---|---|",
+        *rows,
+    ]
 
 
 README = ROOT / "README.md"

@@ -27,3 +27,22 @@ def test_derivative_rules():
     np.testing.assert_allclose(np.asarray(jax.grad(lambda v: jax_softplus.softplus(v).sum())(x)), 1 / (1 + np.exp(-x)), rtol=1e-14)
     check_grads(jax_softplus.softplus, (x,), order=2, modes=("fwd", "rev"))
     check_grads(jax_softplus.gammaln, (x + 8.0,), order=1, modes=("fwd", "rev"))
+
+
+def test_generalized_ufuncs_broadcast_leading_axes_and_vmap():
+    rng = np.random.default_rng()
+    c = rng.normal(size=(4, 1, 6))
+    x = rng.normal(size=(3,))
+    got = np.asarray(jax.jit(jax_softplus.polyval)(c, x))
+    want = np.array([[np.polyval(c[i, 0], xj) for xj in x] for i in range(4)])
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    a = rng.normal(size=(5, 3, 7))
+    v = rng.normal(size=(7,))
+    np.testing.assert_allclose(np.asarray(jax_softplus.matvec(a, v)), a @ v, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(jax.vmap(jax_softplus.matvec, in_axes=(2, None))(a.transpose(1, 2, 0), v)), a @ v, rtol=1e-12)
+    try:
+        jax_softplus.matvec(a, np.ones(6))
+    except ValueError as e:
+        assert "core dimension n of signature (m,n),(n)->(m) is 7 in a but 6 in v" in str(e), e
+    else:
+        raise AssertionError("mismatched core dimensions must raise")

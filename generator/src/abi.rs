@@ -23,6 +23,7 @@ pub struct Abi {
     pub jaxlib_not_tested: Vec<String>,
     pub max_cuda_dims: usize,
     pub max_cuda_inputs: usize,
+    pub max_core_dims: usize,
     pub batching: Vec<String>,
     pub platforms: BTreeMap<String, String>,
     pub delegation: Delegation,
@@ -145,6 +146,11 @@ pub fn render_rust() -> String {
     let _ = writeln!(s, "pub const MAX_CUDA_DIMS: usize = {};", a.max_cuda_dims);
     let _ = writeln!(s, "/// Inputs one CUDA kernel handles (the generator refuses CUDA functions with more).");
     let _ = writeln!(s, "pub const MAX_CUDA_INPUTS: usize = {};", a.max_cuda_inputs);
+    let _ = writeln!(
+        s,
+        "/// Core dimensions of all operands of one generalized ufunc, in all (the generator refuses more)."
+    );
+    let _ = writeln!(s, "pub const MAX_CORE_DIMS: usize = {};", a.max_core_dims);
     let _ = writeln!(s, "/// `CallbackCall::platform` values.");
     let _ = writeln!(s, "pub const PLATFORM_CPU: i32 = {};", d.platform_cpu);
     let _ = writeln!(s, "pub const PLATFORM_CUDA: i32 = {};", d.platform_cuda);
@@ -228,6 +234,7 @@ pub fn render_python() -> String {
     let _ = writeln!(s, "REPORTED_FFI_API = ({}, {})", a.reported_ffi_api.0, a.reported_ffi_api.1);
     let _ = writeln!(s, "MAX_CUDA_DIMS = {}", a.max_cuda_dims);
     let _ = writeln!(s, "MAX_CUDA_INPUTS = {}", a.max_cuda_inputs);
+    let _ = writeln!(s, "MAX_CORE_DIMS = {}", a.max_core_dims);
     let _ = writeln!(s, "BATCHING = ({})", a.batching.iter().map(|b| py_str(b)).collect::<Vec<_>>().join(", "));
     s.push_str("# bridgegen's platform names -> the strings XLA reads.\nPLATFORMS = {\n");
     for (k, v) in &a.platforms {

@@ -8,6 +8,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("rust/build.rs.j2", include_str!("../../templates/rust/build.rs.j2")),
     ("rust/workspace.toml.j2", include_str!("../../templates/rust/workspace.toml.j2")),
     ("cpp/ufunc.cpp.j2", include_str!("../../templates/cpp/ufunc.cpp.j2")),
+    ("cpp/core_view.j2", include_str!("../../templates/cpp/core_view.j2")),
     ("cpp/loops.cpp.j2", include_str!("../../templates/cpp/loops.cpp.j2")),
     ("cuda/ufunc.cu.j2", include_str!("../../templates/cuda/ufunc.cu.j2")),
     ("python/__init__.py.j2", include_str!("../../templates/python/__init__.py.j2")),

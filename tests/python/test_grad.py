@@ -19,6 +19,14 @@ RULES = [u for u in SPEC["ufunc"] if u.get("derivatives")]
 POINTS = {
     "hyp2f1": (0.7, 1.3, 2.9, 0.35), "zeta": (3.1, 1.7), "lambertw": (0.8,), "spence": (0.6,),
     "exp1": (0.8,), "loggamma": (2.3,),
+    # Discrete distributions: k < n, so the binomial rules are away from their k >= n branch.
+    "bdtr": (3.0, 10, 0.3), "bdtrc": (3.0, 10, 0.3), "bdtri": (3.0, 10, 0.4),
+    "nbdtr": (3, 5, 0.4), "nbdtrc": (3, 5, 0.4), "nbdtri": (3, 5, 0.4), "pdtri": (3, 0.4),
+    "gdtria": (0.4, 2.5, 1.7), "gdtrix": (1.3, 2.5, 0.4), "lpmv": (1.0, 2.5, 0.3),
+    "poch": (1.7, 0.6), "binom": (5.3, 2.2), "huber": (1.5, 0.8), "owens_t": (0.7, 1.4),
+    "wright_bessel": (0.5, 1.2, 1.7), "log_wright_bessel": (0.5, 1.2, 1.7),
+    "spherical_jn": (2, 1.7), "spherical_yn": (2, 1.7), "spherical_in": (2, 1.7),
+    "ellipkinc": (0.7, 0.4), "ellipeinc": (0.7, 0.4), "nrdtrisd": (0.5, 0.7, 2.0),
 }  # fmt: skip
 
 
@@ -33,12 +41,20 @@ def point(u):
         if lo >= hi:
             lo, hi = ranges.get(arg, (-10.0, 10.0))
         v = lo + 0.37 * (hi - lo)
-        out.append(v if abs(v) > 0.2 else v + 0.45)
+        v = v if abs(v) > 0.2 else v + 0.45
+        # Integer slots (expn's and kn's n) take an integer.
+        out.append(max(1, round(v)) if arg in u.get("test", {}).get("integers", []) else v)
     return tuple(out)
 
 
 def real_loop(u):
-    return any(s.split(" as ")[0].split("->")[0] == "d" * len(u["inputs"]) for s in u["loops"])
+    """Whether a float64 loop takes the differentiable inputs (integer slots only for nondiff ones)."""
+    fixed = set(u.get("nondiff", []))
+    for s in u["loops"]:
+        codes = s.split(" as ")[0].split("->")[0]
+        if all(c == "d" or (c in "il" and a in fixed) for c, a in zip(codes, u["inputs"])):
+            return True
+    return False
 
 
 def cases():

@@ -108,6 +108,8 @@ fn main() {
         ("pdtrc", "IMAGES_PDTRC"),
         ("pdtri", "IMAGES_PDTRI"),
         ("poch", "IMAGES_POCH"),
+        ("poisson_binom_cdf_all", "IMAGES_POISSON_BINOM_CDF_ALL"),
+        ("poisson_binom_pmf_all", "IMAGES_POISSON_BINOM_PMF_ALL"),
         ("pseudo_huber", "IMAGES_PSEUDO_HUBER"),
         ("radian", "IMAGES_RADIAN"),
         ("rel_entr", "IMAGES_REL_ENTR"),

@@ -387,3 +387,62 @@ pub fn cpp_reserved(what: &str, name: &str) -> Entry {
         Some("inputs become C++ variables of the generated loops: rename it (e.g. `x_`)".into()),
     )
 }
+
+pub fn bad_signature(why: &str) -> Entry {
+    e(
+        format!("signature is not a core-dimension signature: {why}"),
+        "here",
+        Some(
+            "write NumPy's gufunc notation, one parenthesised group per input and output: \
+             \"(n)->(n)\", \"(m,n),()->(n)\"; an output dimension may add a constant to an input's (\"(n)->(n+1)\")"
+                .into(),
+        ),
+    )
+}
+
+pub fn signature_arity(side: &str, groups: usize, declared: usize) -> Entry {
+    e(
+        format!("signature has {groups} {side} group(s), but the function declares {declared} {side}(s)"),
+        "wrong number of groups",
+        Some(format!("give one parenthesised group per {side}, in the order of `{side}s`")),
+    )
+}
+
+pub fn unbound_core_dim(name: &str, bound: &[String]) -> Entry {
+    e(
+        format!("output core dimension `{name}` is not a dimension of any input"),
+        "unbound dimension",
+        Some(if bound.is_empty() {
+            "the inputs name no dimensions: give outputs fixed sizes or name an input's".into()
+        } else {
+            format!("inputs bind: {}", bound.join(", "))
+        }),
+    )
+}
+
+pub fn no_core_dims() -> Entry {
+    e(
+        "signature has no core dimensions".into(),
+        "every group is empty",
+        Some("an elementwise function needs no signature: remove it".into()),
+    )
+}
+
+pub fn too_many_core_dims(n: usize, max: usize) -> Entry {
+    e(
+        format!("signature has {n} core dimensions in all; generated kernels handle {max}"),
+        "too many core dimensions",
+        Some("split the function, or raise max_core_dims in runtime/abi.toml".into()),
+    )
+}
+
+pub fn gufunc_key(key: &str) -> Entry {
+    e(
+        format!("{key} on a generalized ufunc (one with a signature)"),
+        "not supported with core dimensions",
+        Some(match key {
+            "derivatives" => "derivative rules are elementwise: list the inputs in nondiff instead".into(),
+            _ => "core views see the stored element type: drop `as ...` and compute in the loop's own type".into(),
+        }),
+    )
+}

@@ -38,6 +38,28 @@ fn handler(pkg: &Package, u: &Ufunc, p: Platform, body: TokenStream) -> TokenStr
     }
 }
 
+/// `Some(&gufunc::Signature { .. })` for a generalized ufunc, else `None`.
+fn core(u: &Ufunc) -> TokenStream {
+    let Some(sig) = &u.signature else { return quote! { None } };
+    let names = sig.names();
+    let text = sig.text();
+    let operands = sig.operands().map(|dims| {
+        let dims = dims.iter().map(|d| {
+            let name = match &d.name {
+                Some(n) => {
+                    let i = names.iter().position(|m| m == n).unwrap_or(0);
+                    quote! { Some(#i) }
+                }
+                None => quote! { None },
+            };
+            let add = d.add;
+            quote! { gufunc::Dim { name: #name, add: #add } }
+        });
+        quote! { &[#(#dims),*] }
+    });
+    quote! { Some(&gufunc::Signature { text: #text, operands: &[#(#operands),*] }) }
+}
+
 /// Host loop table and handler of one ufunc.
 fn cpu_items(pkg: &Package, u: &Ufunc, externs: &mut Vec<TokenStream>) -> TokenStream {
     let stat = ident(&names::ufunc_static(&u.name, Platform::Cpu));
@@ -51,8 +73,10 @@ fn cpu_items(pkg: &Package, u: &Ufunc, externs: &mut Vec<TokenStream>) -> TokenS
         loops.push(quote! { cpu::Loop { types: #types, kernel: #sym } });
     }
     let handler = handler(pkg, u, Platform::Cpu, quote! { cpu::run_ufunc(frame, &#stat) });
+    let core = core(u);
     quote! {
-        static #stat: cpu::Ufunc = cpu::Ufunc { name: #qualified, nin: #nin, nout: #nout, loops: &[#(#loops),*] };
+        static #stat: cpu::Ufunc =
+            cpu::Ufunc { name: #qualified, nin: #nin, nout: #nout, loops: &[#(#loops),*], core: #core };
         #handler
     }
 }
@@ -69,12 +93,14 @@ fn cuda_items(pkg: &Package, u: &Ufunc) -> Result<TokenStream, String> {
         device.iter().map(|l| c_str(&names::loop_symbol(&pkg.name, &u.name, l))).collect::<Result<Vec<_>, _>>()?;
     let handler = handler(pkg, u, Platform::Cuda, quote! { cuda::run_ufunc(frame, &#stat) });
     let stack = u.cuda_stack as usize;
+    let core = core(u);
     Ok(quote! {
         static #stat: cuda::Ufunc = cuda::Ufunc {
             name: #qualified,
             nin: #nin,
             nout: #nout,
             loops: &[#(#types),*],
+            core: #core,
             module: cuda::module::Module::new(#qualified, kernels::#images, &[#(#kernels),*], #stack),
         };
         #handler
@@ -102,7 +128,7 @@ pub fn handler_lib(pkg: &Package, banner: &str) -> Result<String, String> {
         #[allow(unused_imports)]
         use bridgegen_runtime::ffi::{XLA_FFI_CallFrame, XLA_FFI_Error};
         #[allow(unused_imports)]
-        use bridgegen_runtime::{cpu, cuda, DType};
+        use bridgegen_runtime::{cpu, cuda, gufunc, DType};
 
         /// Kernel images embedded by the build script (empty without NVRTC output).
         mod kernels {

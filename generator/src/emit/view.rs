@@ -1,7 +1,7 @@
 //! The view the templates see: every string precomputed from the IR, so templates
 //! hold layout only.
 
-use crate::ir::{names, Expr, Function, Package, ParamType, Platform, Ufunc};
+use crate::ir::{names, DType, Expr, Function, Package, ParamType, Platform, Ufunc};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -106,6 +106,13 @@ pub struct UfuncView {
     /// `("x",)`: the inputs with a derivative rule (the rules are in `_rules.py`).
     pub derivatives_py: String,
     pub nondiff_py: String,
+    /// Core dimensions of all operands together (0: an elementwise function).
+    pub core_dims: usize,
+    /// `"(n)->(n+1)"`, for a generalized ufunc; else "".
+    pub signature: String,
+    /// Its core dimensions as `_spec.py` data: per input and output, `(name, add)` pairs
+    /// (`(None, 3)` for a fixed size); else "".
+    pub core_py: String,
     /// Whether the function has host loops.
     pub cpu: bool,
     /// Whether the function has CUDA kernels.
@@ -149,6 +156,10 @@ pub struct VarView {
     pub ctype: String,
     /// C++ type in memory.
     pub store: String,
+    /// Core dimensions of the operand (0: a scalar per element).
+    pub rank: usize,
+    /// Where its extents start among the call's core extents.
+    pub at: usize,
 }
 
 /// The contract stamped into both halves: generator version, spec hash, FFI API version.
@@ -304,8 +315,67 @@ fn rules_view(pkg: &Package) -> RulesView {
 const NVRTC_STD_GAPS: &[&str] =
     &["xsf/exp.h", "xsf/convex_analysis.h", "xsf/boxcox.h", "xsf/ndtri_exp.h", "xsf/cephes/ellpj.h"];
 
+/// The C++ variables of a loop's inputs or outputs.
+fn vars(names: &[String], store: &[DType], compute: &[DType], layout: &[(usize, usize)]) -> Vec<VarView> {
+    names
+        .iter()
+        .zip(store.iter().zip(compute))
+        .zip(layout)
+        .map(|((n, (s, c)), &(rank, at))| VarView {
+            name: n.clone(),
+            ctype: c.cpp().into(),
+            store: s.cpp().into(),
+            rank,
+            at,
+        })
+        .collect()
+}
+
+/// Per operand (inputs then outputs): its core rank and where its extents start.
+fn core_layout(u: &Ufunc) -> Vec<(usize, usize)> {
+    let mut at = 0;
+    let ranks: Vec<usize> = match &u.signature {
+        Some(sig) => sig.operands().map(Vec::len).collect(),
+        None => vec![0; u.inputs.len() + u.outputs.len()],
+    };
+    ranks
+        .into_iter()
+        .map(|r| {
+            at += r;
+            (r, at - r)
+        })
+        .collect()
+}
+
+fn core_py(sig: &crate::ir::signature::Signature) -> String {
+    let dims = |ops: &[Vec<crate::ir::signature::CoreDim>]| {
+        let groups: Vec<String> = ops
+            .iter()
+            .map(|dims| {
+                let ds: Vec<String> = dims
+                    .iter()
+                    .map(|d| format!("({}, {})", d.name.as_deref().map_or("None".to_string(), q), d.add))
+                    .collect();
+                if ds.len() == 1 {
+                    format!("({},)", ds[0])
+                } else {
+                    format!("({})", ds.join(", "))
+                }
+            })
+            .collect();
+        if groups.len() == 1 {
+            format!("({},)", groups[0])
+        } else {
+            format!("({})", groups.join(", "))
+        }
+    };
+    format!("dict(inputs={}, outputs={})", dims(&sig.inputs), dims(&sig.outputs))
+}
+
 fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
     let statement = matches!(u.expr, Expr::Statement(_));
+    let layout = core_layout(u);
+    let nin = u.inputs.len();
     let expr = u.expr.text().to_string();
     let cuda_expr = u.cuda_expr.as_ref().map_or(expr.as_str(), Expr::text);
     let loops = u
@@ -314,18 +384,8 @@ fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
         .map(|l| LoopView {
             symbol: names::loop_symbol(&pkg.name, &u.name, l),
             sizes: l.inputs.iter().chain(&l.outputs).map(|d| d.size().to_string()).collect::<Vec<_>>().join(", "),
-            loads: u
-                .inputs
-                .iter()
-                .zip(l.inputs.iter().zip(&l.compute_inputs))
-                .map(|(n, (s, c))| VarView { name: n.clone(), ctype: c.cpp().into(), store: s.cpp().into() })
-                .collect(),
-            outs: u
-                .outputs
-                .iter()
-                .zip(l.outputs.iter().zip(&l.compute_outputs))
-                .map(|(n, (s, c))| VarView { name: n.clone(), ctype: c.cpp().into(), store: s.cpp().into() })
-                .collect(),
+            loads: vars(&u.inputs, &l.inputs, &l.compute_inputs, &layout),
+            outs: vars(&u.outputs, &l.outputs, &l.compute_outputs, &layout[nin..]),
             statement,
             expr: expr.clone(),
             cuda_expr: u.cuda_expr_by_loop.get(&l.signature()).map_or(cuda_expr, Expr::text).to_string(),
@@ -377,6 +437,9 @@ fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
             py_tuple(&u.derivatives.keys().cloned().collect::<Vec<_>>())
         },
         nondiff_py: if u.nondiff.is_empty() { "()".into() } else { py_tuple(&u.nondiff) },
+        core_dims: layout.iter().map(|(r, _)| r).sum(),
+        signature: u.signature.as_ref().map(|s| s.text()).unwrap_or_default(),
+        core_py: u.signature.as_ref().map(core_py).unwrap_or_default(),
         cpu: u.platforms.contains(&Platform::Cpu),
         cuda: u.platforms.contains(&Platform::Cuda),
     }
@@ -412,13 +475,25 @@ fn docstring(u: &Ufunc) -> String {
     if u.outputs.len() > 1 {
         s.push_str(&format!("\n    Returns a tuple ({}).", u.outputs.join(", ")));
     }
+    if let Some(sig) = &u.signature {
+        s.push_str(&format!(
+            "\n    Generalized ufunc with signature ``{}``: core dimensions are the last axes of each\n    \
+             argument, the leading axes broadcast (and ``jax.vmap`` adds more). Not differentiable.",
+            sig.text()
+        ));
+        return indent_doc(&s);
+    }
     s.push_str(
         "\n    ``overwrite_input``: whether the result takes the buffer of an input of its shape and\n    \
          dtype (XLA copies the input first where it is still needed). ``None`` (default): in a\n    \
          loop body where the input is carried and used only here (``x = f(x)``), saving a\n    \
          copy per iteration; ``True``: always; ``False``: never.",
     );
-    // Indent continuation lines of the user's doc like the rest of the docstring.
+    indent_doc(&s)
+}
+
+/// Indent continuation lines of the user's doc like the rest of the docstring.
+fn indent_doc(s: &str) -> String {
     s.lines()
         .enumerate()
         .map(|(i, l)| if i == 0 || l.is_empty() || l.starts_with("    ") { l.to_string() } else { format!("    {l}") })

@@ -219,11 +219,26 @@ fn lower_ufunc(
         None => vec!["out".to_string()],
     };
 
-    // Expressions: every free variable must be an input (or, with several outputs, an output).
-    let expr = check_expr(cx, &u.expr, &inputs, &outputs);
-    let cuda_expr = u.cuda_expr.as_ref().map(|e| check_expr(cx, e, &inputs, &outputs));
+    let signature = u.signature.as_ref().and_then(|s| check_signature(cx, s, inputs.len(), outputs.len()));
+    // Expressions: every free variable must be an input (or, with several outputs or core
+    // dimensions, an output: the expression is then a statement that writes them).
+    // (By the key, not its parse: a signature with a mistake still makes `expr` a statement.)
+    let statement = outputs.len() > 1 || u.signature.is_some();
+    let expr = check_expr(cx, &u.expr, &inputs, &outputs, statement);
+    let cuda_expr = u.cuda_expr.as_ref().map(|e| check_expr(cx, e, &inputs, &outputs, statement));
 
     let loops = check_loops(cx, &u.loops, inputs.len(), outputs.len());
+    if u.signature.is_some() {
+        // Core views are over the stored element type (`bridgegen::core_view<const float, 1>`).
+        for (l, raw) in loops.iter().zip(u.loops.get_ref()) {
+            if l.inputs != l.compute_inputs || l.outputs != l.compute_outputs {
+                cx.err(raw.span(), catalog::gufunc_key("a cast loop (`as ...`)"));
+            }
+        }
+        if let Some((k, _)) = u.derivatives.iter().flatten().next() {
+            cx.err(k.span(), catalog::gufunc_key("derivatives"));
+        }
+    }
     let platforms = u.platforms.as_ref().map_or_else(|| default_platforms.clone(), |p| check_platforms(cx, p));
     if let Some(e) = &u.cuda_expr {
         if !platforms.contains(&Platform::Cuda) {
@@ -258,7 +273,7 @@ fn lower_ufunc(
     };
     let mut cuda_expr_by_loop = BTreeMap::new();
     for (k, v) in u.cuda_expr_by_loop.iter().flatten() {
-        let e = check_expr(cx, v, &inputs, &outputs);
+        let e = check_expr(cx, v, &inputs, &outputs, statement);
         let sig = loop_key(k);
         if !on_cuda {
             cx.err(k.span(), catalog::cuda_expr_without_cuda("cuda_expr_by_loop"));
@@ -332,6 +347,7 @@ fn lower_ufunc(
         cuda_loops,
         platforms,
         cuda_stack,
+        signature,
         scipy: u.scipy.as_ref().map(|s| s.get_ref().clone()),
         cupy: u.cupy.as_ref().map(|s| s.get_ref().clone()),
         derivatives,
@@ -346,12 +362,12 @@ const MAX_CUDA_STACK: u32 = 65536;
 
 /// A C++ expression (`expr`, `cuda_expr`) over the inputs; with several outputs, a statement
 /// that must assign each of them.
-fn check_expr(cx: &mut Ctx, text: &Spanned<String>, inputs: &[String], outputs: &[String]) -> Expr {
+fn check_expr(cx: &mut Ctx, text: &Spanned<String>, inputs: &[String], outputs: &[String], statement: bool) -> Expr {
     if text.get_ref().trim().is_empty() {
         cx.err(text.span(), catalog::empty_expr());
     }
     let mut known: Vec<String> = inputs.to_vec();
-    if outputs.len() > 1 {
+    if statement {
         known.extend(outputs.iter().cloned());
     }
     let free = cpp_free_names(text.get_ref());
@@ -360,7 +376,7 @@ fn check_expr(cx: &mut Ctx, text: &Spanned<String>, inputs: &[String], outputs: 
             cx.err(inner(&text.span(), n.offset, n.text.len()), catalog::unknown_variable(&n.text, &known));
         }
     }
-    if outputs.len() > 1 {
+    if statement {
         for o in outputs {
             if !free.iter().any(|n| &n.text == o) {
                 cx.err(text.span(), catalog::unused_output(o));
@@ -370,6 +386,50 @@ fn check_expr(cx: &mut Ctx, text: &Spanned<String>, inputs: &[String], outputs: 
     } else {
         Expr::Value(text.get_ref().clone())
     }
+}
+
+/// A generalized ufunc's `signature`: parsed, one group per input and output, output
+/// dimensions bound by the inputs, within the kernels' limit.
+fn check_signature(
+    cx: &mut Ctx,
+    text: &Spanned<String>,
+    nin: usize,
+    nout: usize,
+) -> Option<super::signature::Signature> {
+    let sig = match super::signature::parse(text.get_ref()) {
+        Ok(s) => s,
+        Err(e) => {
+            cx.err(inner(&text.span(), e.offset, e.len), catalog::bad_signature(&e.message));
+            return None;
+        }
+    };
+    let before = cx.diags.len();
+    for (side, groups, declared) in [("input", sig.inputs.len(), nin), ("output", sig.outputs.len(), nout)] {
+        if groups != declared {
+            cx.err(text.span(), catalog::signature_arity(side, groups, declared));
+        }
+    }
+    let bound: Vec<String> = sig.inputs.iter().flatten().filter_map(|d| d.name.clone()).fold(Vec::new(), |mut v, n| {
+        if !v.contains(&n) {
+            v.push(n);
+        }
+        v
+    });
+    for d in sig.outputs.iter().flatten() {
+        if let Some(n) = d.name.as_ref().filter(|n| !bound.contains(n)) {
+            let arrow = text.get_ref().find("->").unwrap_or(0);
+            let at = text.get_ref()[arrow..].find(n.as_str()).map_or(0, |i| arrow + i);
+            cx.err(inner(&text.span(), at, n.len()), catalog::unbound_core_dim(n, &bound));
+        }
+    }
+    let total: usize = sig.operands().map(Vec::len).sum();
+    let max = crate::abi::abi().max_core_dims;
+    if total == 0 {
+        cx.err(text.span(), catalog::no_core_dims());
+    } else if total > max {
+        cx.err(text.span(), catalog::too_many_core_dims(total, max));
+    }
+    (cx.diags.len() == before).then_some(sig)
 }
 
 fn check_loops(cx: &mut Ctx, loops: &Spanned<Vec<Spanned<String>>>, nin: usize, nout: usize) -> Vec<Loop> {

@@ -7,6 +7,7 @@ pub mod lower;
 pub mod names;
 pub mod pyexpr;
 pub mod pymodules;
+pub mod signature;
 
 pub use dtype::{DType, Loop};
 use std::collections::{BTreeMap, BTreeSet};
@@ -133,6 +134,8 @@ pub struct Ufunc {
     pub platforms: BTreeSet<Platform>,
     /// Bytes of device stack per thread the kernels need (0: what the compiler reserves).
     pub cuda_stack: u32,
+    /// Core dimensions of a generalized ufunc (`signature`); None for an elementwise one.
+    pub signature: Option<signature::Signature>,
     pub scipy: Option<String>,
     pub cupy: Option<String>,
     /// Input name -> derivative expression (Python, over spec functions and `jnp`).

@@ -59,6 +59,9 @@ pub struct RawUfunc {
     /// (complex ones, typically) only compile for the host.
     #[serde(default)]
     pub cuda_loops: Option<Spanned<Vec<Spanned<String>>>>,
+    /// Core dimensions of a generalized ufunc, NumPy's notation (`"(n)->(n+1)"`).
+    #[serde(default)]
+    pub signature: Option<Spanned<String>>,
     /// Device stack (bytes per thread) for functions that recurse on the GPU.
     #[serde(default)]
     pub cuda_stack: Option<Spanned<i64>>,

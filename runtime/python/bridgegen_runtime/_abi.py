@@ -7,6 +7,7 @@ import ctypes
 REPORTED_FFI_API = (0, 1)
 MAX_CUDA_DIMS = 8
 MAX_CUDA_INPUTS = 8
+MAX_CORE_DIMS = 8
 BATCHING = ("sequential", "expand_dims", "broadcast_all")
 # bridgegen's platform names -> the strings XLA reads.
 PLATFORMS = {

@@ -24,6 +24,8 @@ from jax.interpreters import ad, batching, mlir
 
 from . import _inplace, _jax_compat, _library
 from ._dtypes import Loop, resolve
+from .gufunc import Gufunc
+from ._platforms import LoopPlatforms, check_platforms
 
 ufunc_p = Primitive("bridgegen_ufunc")
 ufunc_p.multiple_results = True
@@ -41,11 +43,7 @@ class Ufunc:
         self.loops = tuple(Loop.parse(s) for s in loops)
         self.platforms = tuple(platforms)
         self.built = tuple(built)
-        # Loops without a CUDA kernel (the spec's `cuda_loops` leaves them host-only): a
-        # call that picks one is lowered for the host platforms only.
-        device = set(loops) if cuda_loops is None else set(cuda_loops)
-        self._host_only = {Loop.parse(s): s for s in loops if s not in device}
-        self._cuda_loops = tuple(s for s in loops if s in device)
+        self._where = LoopPlatforms(platforms, loops, cuda_loops)
 
     def __call__(self, *args, overwrite_input=None):
         if len(args) != len(self.inputs):
@@ -62,10 +60,7 @@ class Ufunc:
         except ValueError:
             shapes = ", ".join(str(tuple(a.shape)) for a in arrays)
             raise ValueError(f"{self.qualname}: argument shapes {shapes} do not broadcast together") from None
-        platforms, extra = self.platforms, {}
-        if loop in self._host_only and "cuda" in platforms:
-            platforms = tuple(p for p in platforms if p != "cuda")
-            extra["note"] = f"its loop {self._host_only[loop]} has no CUDA kernel; on cuda it has {', '.join(self._cuda_loops)}"
+        platforms, extra = self._where.for_call(loop)
         outs = ufunc_p.bind(
             *arrays,
             name=self.qualname,
@@ -108,7 +103,8 @@ def load_ufuncs(package: str, spec: ModuleType) -> dict[str, Ufunc]:
         handlers = {p: s for p, s in info["handlers"].items() if p != "cuda" or has_kernels}
         for platform, symbol in handlers.items():
             _library.register_handler(lib, info["target"], symbol, platform)
-        ufuncs[name] = Ufunc(
+        kind, extra = (Ufunc, {}) if "signature" not in info else (Gufunc, dict(signature=info["signature"], core=info["core"]))
+        ufuncs[name] = kind(
             qualname=f"{package}.{name}",
             target=info["target"],
             inputs=info["inputs"],
@@ -117,6 +113,7 @@ def load_ufuncs(package: str, spec: ModuleType) -> dict[str, Ufunc]:
             platforms=info["platforms"],
             built=tuple(handlers),
             cuda_loops=info.get("cuda_loops"),
+            **extra,
         )
         # The rules themselves arrive with install_rules, once the package's functions
         # (which they may call) exist.
@@ -177,19 +174,7 @@ ufunc_p.def_impl(_impl)
 def _lowering(
     ctx, *args, name, target, platforms, built, out_shape, out_dtypes, alias=-1, overwrite="never", partitioned=False, note=""
 ):
-    for platform in ctx.module_context.platforms:
-        if platform not in platforms:
-            raise NotImplementedError(
-                f"{name} is not available on platform '{platform}'"
-                + (f" for this call ({note})" if note else "")
-                + f"; it runs on: {', '.join(platforms)}"
-            )
-        if platform not in built:
-            raise NotImplementedError(
-                f"{name} supports '{platform}' but this build has no {platform} kernels "
-                f"(built for: {', '.join(built) or 'nothing'}); rebuild it with NVRTC installed "
-                "(`pip install nvidia-cuda-nvrtc nvidia-cuda-runtime`, then `bridgegen build <spec> --install`)"
-            )
+    check_platforms(ctx, name, platforms, built, note)
     devices = _jax_compat.spmd_devices(ctx)
     if devices > 1 and not partitioned and _jax_compat.lowering_for_export(ctx):
         # custom_partitioning runs Python during XLA's partitioning, which an exported

@@ -10,6 +10,8 @@ pub const REPORTED_API_VERSION: (i32, i32) = (0, 1);
 pub const MAX_CUDA_DIMS: usize = 8;
 /// Inputs one CUDA kernel handles (the generator refuses CUDA functions with more).
 pub const MAX_CUDA_INPUTS: usize = 8;
+/// Core dimensions of all operands of one generalized ufunc, in all (the generator refuses more).
+pub const MAX_CORE_DIMS: usize = 8;
 /// `CallbackCall::platform` values.
 pub const PLATFORM_CPU: i32 = 0;
 pub const PLATFORM_CUDA: i32 = 1;

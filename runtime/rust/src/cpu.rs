@@ -8,6 +8,7 @@ use crate::broadcast::Broadcast;
 use crate::elementwise;
 use crate::ffi::{XLA_FFI_CallFrame, XLA_FFI_Error};
 use crate::frame::{entry, Buffer, Call, FfiError};
+use crate::gufunc::Signature;
 use rayon::prelude::*;
 
 /// NumPy-style inner loop: `args` operand pointers, `dims[0]` elements, `steps` byte strides.
@@ -26,6 +27,8 @@ pub struct Ufunc {
     pub nin: usize,
     pub nout: usize,
     pub loops: &'static [Loop],
+    /// Core dimensions, for a generalized ufunc.
+    pub core: Option<&'static Signature>,
 }
 
 /// Elements below which one thread does the whole call (thread hand-off costs more).
@@ -44,8 +47,10 @@ pub unsafe fn run_ufunc(frame: *mut XLA_FFI_CallFrame, uf: &Ufunc) -> *mut XLA_F
 fn execute(call: &Call, uf: &Ufunc) -> Result<(), FfiError> {
     let bufs = elementwise::operands(call, uf.nin, uf.nout)?;
     let lp = &uf.loops[elementwise::find_loop(uf.loops, |l| l.types, &bufs, uf.nin)?];
-    let shape = elementwise::output_shape(&bufs, uf.nin)?;
-    let plan = Plan::new(&bufs, lp.types, &shape, uf.nin)?;
+    let plan = match uf.core {
+        None => Plan::new(&bufs, lp.types, &elementwise::output_shape(&bufs, uf.nin)?, uf.nin)?,
+        Some(sig) => Plan::gufunc(&bufs, lp.types, sig, uf.nin)?,
+    };
     for (b, t) in bufs[uf.nin..].iter().zip(&lp.types[uf.nin..]) {
         let bytes = b.len().max(0) as usize * t.size();
         advise_huge_pages(b.data, bytes);
@@ -130,35 +135,50 @@ impl IeeeDenormals {
 }
 
 /// Broadcast-and-merged iteration space: `shape` (at least one axis), per-operand byte
-/// strides for each axis, and base pointers.
+/// strides for each axis, and base pointers; for a generalized ufunc the space is its
+/// outer axes, and every loop call also gets the core extents (`dims[1..]`).
 struct Plan {
     shape: Vec<i64>,
     strides: Vec<Vec<i64>>,
     ptrs: Vec<usize>,
     total: i64,
+    core: Vec<i64>,
+    /// Elements one iteration touches (1, or all operands' core blocks), for splitting work.
+    work: i64,
 }
 
 impl Plan {
     fn new(bufs: &[Buffer], types: &[DType], out_shape: &[i64], nin: usize) -> Result<Plan, FfiError> {
         let dims: Vec<&[i64]> = bufs.iter().map(|b| b.dims).collect();
-        let Broadcast { shape, strides } = Broadcast::new(&dims, out_shape, nin)?;
+        Ok(Plan::of(bufs, types, Broadcast::new(&dims, out_shape, nin)?, Vec::new(), 1))
+    }
+
+    fn gufunc(bufs: &[Buffer], types: &[DType], sig: &Signature, nin: usize) -> Result<Plan, FfiError> {
+        let layout = sig.layout(bufs, nin)?;
+        let work = layout.block.iter().sum::<i64>().max(1);
+        Ok(Plan::of(bufs, types, layout.outer, layout.core, work))
+    }
+
+    fn of(bufs: &[Buffer], types: &[DType], b: Broadcast, core: Vec<i64>, work: i64) -> Plan {
+        let Broadcast { shape, strides } = b;
         // The C++ loops step in bytes.
         let strides =
             strides.into_iter().zip(types).map(|(s, t)| s.into_iter().map(|x| x * t.size() as i64).collect()).collect();
         let total = shape.iter().product();
-        Ok(Plan { shape, strides, ptrs: bufs.iter().map(|b| b.data as usize).collect(), total })
+        Plan { shape, strides, ptrs: bufs.iter().map(|b| b.data as usize).collect(), total, core, work }
     }
 
     fn run(&self, kernel: LoopFn) {
         if self.total <= 0 {
             return;
         }
-        if self.total < MIN_PARALLEL || rayon::current_num_threads() <= 1 {
+        let chunk = (CHUNK / self.work).max(1);
+        if self.total.saturating_mul(self.work) < MIN_PARALLEL || self.total == 1 || rayon::current_num_threads() <= 1 {
             self.run_range(kernel, 0, self.total);
         } else {
-            let chunks = (self.total + CHUNK - 1) / CHUNK;
+            let chunks = (self.total + chunk - 1) / chunk;
             (0..chunks).into_par_iter().for_each(|c| {
-                self.run_range(kernel, c * CHUNK, ((c + 1) * CHUNK).min(self.total));
+                self.run_range(kernel, c * chunk, ((c + 1) * chunk).min(self.total));
             });
         }
     }
@@ -175,16 +195,20 @@ impl Plan {
         }
         let steps: Vec<i64> = self.strides.iter().map(|s| s[inner]).collect();
         let mut ptrs: Vec<*mut u8> = vec![std::ptr::null_mut(); self.ptrs.len()];
+        // dims: this run's element count, then the core extents (none when elementwise).
+        let mut dims = [0i64; 1 + crate::abi::MAX_CORE_DIMS];
+        dims[1..1 + self.core.len()].copy_from_slice(&self.core);
         let mut pos = lo;
         while pos < hi {
             let count = (self.shape[inner] - idx[inner]).min(hi - pos);
+            dims[0] = count;
             for (k, p) in ptrs.iter_mut().enumerate() {
                 let off: i64 = idx.iter().zip(&self.strides[k]).map(|(i, s)| i * s).sum();
                 *p = (self.ptrs[k] as isize + off as isize) as *mut u8;
             }
             // SAFETY: pointers and strides describe XLA's live buffers for this call, and
             // the range stays inside the broadcast shape.
-            unsafe { kernel(ptrs.as_ptr(), &count, steps.as_ptr()) };
+            unsafe { kernel(ptrs.as_ptr(), dims.as_ptr(), steps.as_ptr()) };
             pos += count;
             idx[inner] += count;
             let mut d = inner;

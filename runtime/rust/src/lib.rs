@@ -9,6 +9,7 @@
 //! - `cuda`: the same on CUDA, NVRTC-compiled kernels launched on XLA's stream through
 //!   the driver API loaded at run time, and graph replay of graph-safe delegated calls;
 //! - `broadcast`, `elementwise`: operand checks and broadcasting shared by both;
+//! - `gufunc`: core dimensions of generalized ufuncs (outer axes broadcast, core axes whole);
 //! - `callback`: handlers that delegate to Python callables (`cupy_lazy_apply`), or replay
 //!   what a graph-safe one captured (`cuda::replay`);
 //! - `exports`: symbols the Python side reads (FFI API versions, the ABI's layout);
@@ -24,5 +25,6 @@ pub mod elementwise;
 pub mod exports;
 pub mod ffi;
 pub mod frame;
+pub mod gufunc;
 
 pub use abi::{DType, REPORTED_API_VERSION};

@@ -3,7 +3,7 @@
 #[allow(unused_imports)]
 use bridgegen_runtime::ffi::{XLA_FFI_CallFrame, XLA_FFI_Error};
 #[allow(unused_imports)]
-use bridgegen_runtime::{cpu, cuda, DType};
+use bridgegen_runtime::{cpu, cuda, gufunc, DType};
 /// Kernel images embedded by the build script (empty without NVRTC output).
 mod kernels {
     #![allow(dead_code, unused_imports)]

@@ -173,6 +173,8 @@ __all__ = [
     "pdtrc",
     "pdtri",
     "poch",
+    "poisson_binom_cdf_all",
+    "poisson_binom_pmf_all",
     "pseudo_huber",
     "radian",
     "rel_entr",
@@ -2321,6 +2323,30 @@ def poch(z, m, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["poch"](z, m, overwrite_input=overwrite_input)
+
+
+def poisson_binom_cdf_all(p, /):
+    """Whole cumulative distribution function of the Poisson binomial distribution: ``cdf[..., k]`` is the probability of at most k successes in independent trials of success probabilities ``p[..., :]``.
+
+    Equivalent to ``scipy.stats.poisson_binom``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.stats.poisson_binom.html
+    Type loops: f->f, d->d.
+    Platforms: cpu, cuda.
+    Generalized ufunc with signature ``(n)->(n+1)``: core dimensions are the last axes of each
+    argument, the leading axes broadcast (and ``jax.vmap`` adds more). Not differentiable.
+    """
+    return _ufuncs["poisson_binom_cdf_all"](p)
+
+
+def poisson_binom_pmf_all(p, /):
+    """Whole probability mass function of the Poisson binomial distribution: ``pmf[..., k]`` is the probability of k successes in independent trials of success probabilities ``p[..., :]``.
+
+    Equivalent to ``scipy.stats.poisson_binom``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.stats.poisson_binom.html
+    Type loops: f->f, d->d.
+    Platforms: cpu, cuda.
+    Generalized ufunc with signature ``(n)->(n+1)``: core dimensions are the last axes of each
+    argument, the leading axes broadcast (and ``jax.vmap`` adds more). Not differentiable.
+    """
+    return _ufuncs["poisson_binom_pmf_all"](p)
 
 
 def pseudo_huber(delta, r, /, *, overwrite_input=None):

@@ -7,7 +7,35 @@ the package imports this module after its functions, which derivative rules may 
 import jax.numpy as jnp
 import jax.scipy.special as jsp
 
-from . import betainccinv, betaincinv, betaln, cosdg, digamma, erfcinv, erfinv, expit, expn, fdtri, gamma, gammaln, hankel1, hankel2, hyp2f1, i0, i0e, i1, i1e, iv, j0, j1, jv, k0, k0e, k1, k1e, kn, kv, kve, ndtri_exp, rgamma, sindg, stdtrit, y0, y1, yn, yv, zeta
+from . import bei, beip, ber, berp, betainccinv, betaincinv, betaln, cosdg, digamma, erf, erfcinv, erfinv, expit, expn, fdtri, gamma, gammaln, hankel1, hankel2, hyp2f1, i0, i0e, i1, i1e, iv, j0, j1, jv, k0, k0e, k1, k1e, kei, keip, ker, kerp, kn, kv, kve, log_wright_bessel, lpmv, modstruve, ndtri, ndtri_exp, rgamma, sindg, spherical_in, spherical_jn, spherical_yn, stdtrit, struve, wright_bessel, y0, y1, yn, yv, zeta
+
+
+def _d_bdtr__p(k, n, p, out):  # d bdtr / d p
+    return jnp.where(jnp.floor(k) < n, -jnp.exp((n - jnp.minimum(jnp.floor(k), n - 1) - 1) * jnp.log1p(-p) + jnp.minimum(jnp.floor(k), n - 1) * jnp.log(p) - betaln(n - jnp.minimum(jnp.floor(k), n - 1), jnp.minimum(jnp.floor(k), n - 1) + 1)), 0.0 * p)
+
+
+def _d_bdtrc__p(k, n, p, out):  # d bdtrc / d p
+    return jnp.where(jnp.floor(k) < n, jnp.exp((n - jnp.minimum(jnp.floor(k), n - 1) - 1) * jnp.log1p(-p) + jnp.minimum(jnp.floor(k), n - 1) * jnp.log(p) - betaln(n - jnp.minimum(jnp.floor(k), n - 1), jnp.minimum(jnp.floor(k), n - 1) + 1)), 0.0 * p)
+
+
+def _d_bdtri__y(k, n, y, out):  # d bdtri / d y
+    return -jnp.exp(betaln(n - jnp.floor(k), jnp.floor(k) + 1) - (n - jnp.floor(k) - 1) * jnp.log1p(-out) - jnp.floor(k) * jnp.log(out))
+
+
+def _d_bei__x(x, out):  # d bei / d x
+    return beip(x)
+
+
+def _d_beip__x(x, out):  # d beip / d x
+    return ber(x) - out / x
+
+
+def _d_ber__x(x, out):  # d ber / d x
+    return berp(x)
+
+
+def _d_berp__x(x, out):  # d berp / d x
+    return -bei(x) - out / x
 
 
 def _d_beta__a(a, b, out):  # d beta / d a
@@ -42,6 +70,14 @@ def _d_betaln__b(a, b, out):  # d betaln / d b
     return digamma(b) - digamma(a + b)
 
 
+def _d_binom__k(n, k, out):  # d binom / d k
+    return out * (digamma(n - k + 1) - digamma(k + 1))
+
+
+def _d_binom__n(n, k, out):  # d binom / d n
+    return out * (digamma(n + 1) - digamma(n - k + 1))
+
+
 def _d_boxcox__x(x, lmbda, out):  # d boxcox / d x
     return x ** (lmbda - 1)
 
@@ -54,6 +90,18 @@ def _d_cbrt__x(x, out):  # d cbrt / d x
     return 1 / (3 * out * out)
 
 
+def _d_chdtr__x(v, x, out):  # d chdtr / d x
+    return jnp.exp((0.5 * v - 1) * jnp.log(x) - 0.5 * x - 0.5 * v * jnp.log(2.0) - gammaln(0.5 * v))
+
+
+def _d_chdtrc__x(v, x, out):  # d chdtrc / d x
+    return -jnp.exp((0.5 * v - 1) * jnp.log(x) - 0.5 * x - 0.5 * v * jnp.log(2.0) - gammaln(0.5 * v))
+
+
+def _d_chdtri__p(v, p, out):  # d chdtri / d p
+    return -jnp.exp(0.5 * out + 0.5 * v * jnp.log(2.0) + gammaln(0.5 * v) - (0.5 * v - 1) * jnp.log(out))
+
+
 def _d_cosdg__x(x, out):  # d cosdg / d x
     return -jnp.pi / 180 * sindg(x)
 
@@ -62,12 +110,24 @@ def _d_cosm1__x(x, out):  # d cosm1 / d x
     return -jnp.sin(x)
 
 
+def _d_cotdg__x(x, out):  # d cotdg / d x
+    return -jnp.pi / 180 * (1 + out * out)
+
+
 def _d_dawsn__z(z, out):  # d dawsn / d z
     return 1 - 2 * z * out
 
 
 def _d_digamma__z(z, out):  # d digamma / d z
     return jsp.polygamma(1, z)
+
+
+def _d_ellipeinc__phi(phi, m, out):  # d ellipeinc / d phi
+    return jnp.sqrt(1 - m * jnp.sin(phi) ** 2)
+
+
+def _d_ellipkinc__phi(phi, m, out):  # d ellipkinc / d phi
+    return 1 / jnp.sqrt(1 - m * jnp.sin(phi) ** 2)
 
 
 def _d_entr__x(x, out):  # d entr / d x
@@ -166,12 +226,52 @@ def _d_gammasgn__x(x, out):  # d gammasgn / d x
     return jnp.zeros_like(x)
 
 
+def _d_gdtr__a(a, b, x, out):  # d gdtr / d a
+    return x * jnp.exp((b - 1) * jnp.log(a * x) - a * x - gammaln(b))
+
+
+def _d_gdtr__x(a, b, x, out):  # d gdtr / d x
+    return a * jnp.exp((b - 1) * jnp.log(a * x) - a * x - gammaln(b))
+
+
+def _d_gdtrc__a(a, b, x, out):  # d gdtrc / d a
+    return -x * jnp.exp((b - 1) * jnp.log(a * x) - a * x - gammaln(b))
+
+
+def _d_gdtrc__x(a, b, x, out):  # d gdtrc / d x
+    return -a * jnp.exp((b - 1) * jnp.log(a * x) - a * x - gammaln(b))
+
+
+def _d_gdtria__p(p, b, x, out):  # d gdtria / d p
+    return 1 / (x * jnp.exp((b - 1) * jnp.log(out * x) - out * x - gammaln(b)))
+
+
+def _d_gdtria__x(p, b, x, out):  # d gdtria / d x
+    return -out / x
+
+
+def _d_gdtrix__a(a, b, p, out):  # d gdtrix / d a
+    return -out / a
+
+
+def _d_gdtrix__p(a, b, p, out):  # d gdtrix / d p
+    return 1 / (a * jnp.exp((b - 1) * jnp.log(a * out) - a * out - gammaln(b)))
+
+
 def _d_hankel1__z(v, z, out):  # d hankel1 / d z
     return (hankel1(v - 1, z) - hankel1(v + 1, z)) / 2
 
 
 def _d_hankel2__z(v, z, out):  # d hankel2 / d z
     return (hankel2(v - 1, z) - hankel2(v + 1, z)) / 2
+
+
+def _d_huber__delta(delta, r, out):  # d huber / d delta
+    return jnp.where(jnp.abs(r) <= delta, 0.0 * r, jnp.abs(r) - delta)
+
+
+def _d_huber__r(delta, r, out):  # d huber / d r
+    return jnp.where(jnp.abs(r) <= delta, r, delta * jnp.sign(r))
 
 
 def _d_hyp2f1__z(a, b, c, z, out):  # d hyp2f1 / d z
@@ -192,6 +292,26 @@ def _d_i1__x(x, out):  # d i1 / d x
 
 def _d_i1e__x(x, out):  # d i1e / d x
     return i0e(x) - out * (jnp.sign(x) + 1 / x)
+
+
+def _d_inv_boxcox__y(y, lmbda, out):  # d inv_boxcox / d y
+    return out / (1 + lmbda * y)
+
+
+def _d_inv_boxcox1p__y(y, lmbda, out):  # d inv_boxcox1p / d y
+    return (1 + out) / (1 + lmbda * y)
+
+
+def _d_it2struve0__x(x, out):  # d it2struve0 / d x
+    return -struve(0.0, x) / x
+
+
+def _d_itmodstruve0__x(x, out):  # d itmodstruve0 / d x
+    return modstruve(0.0, x)
+
+
+def _d_itstruve0__x(x, out):  # d itstruve0 / d x
+    return struve(0.0, x)
 
 
 def _d_iv__z(v, z, out):  # d iv / d z
@@ -224,6 +344,22 @@ def _d_k1__x(x, out):  # d k1 / d x
 
 def _d_k1e__x(x, out):  # d k1e / d x
     return out * (1 - 1 / x) - k0e(x)
+
+
+def _d_kei__x(x, out):  # d kei / d x
+    return keip(x)
+
+
+def _d_keip__x(x, out):  # d keip / d x
+    return ker(x) - out / x
+
+
+def _d_ker__x(x, out):  # d ker / d x
+    return kerp(x)
+
+
+def _d_kerp__x(x, out):  # d kerp / d x
+    return -kei(x) - out / x
 
 
 def _d_kl_div__x(x, y, out):  # d kl_div / d x
@@ -262,12 +398,36 @@ def _d_log_ndtr__x(x, out):  # d log_ndtr / d x
     return jnp.exp(-x * x / 2 - out) / jnp.sqrt(2 * jnp.pi)
 
 
+def _d_log_wright_bessel__x(a, b, x, out):  # d log_wright_bessel / d x
+    return jnp.exp(log_wright_bessel(a, a + b, x) - out)
+
+
 def _d_loggamma__z(z, out):  # d loggamma / d z
     return digamma(z)
 
 
 def _d_logit__p(p, out):  # d logit / d p
     return 1 / (p * (1 - p))
+
+
+def _d_lpmv__x(m, v, x, out):  # d lpmv / d x
+    return ((v + 1) * x * out - (v - m + 1) * lpmv(m, v + 1, x)) / (1 - x * x)
+
+
+def _d_modstruve__x(v, x, out):  # d modstruve / d x
+    return modstruve(v - 1, x) - v / x * out
+
+
+def _d_nbdtr__p(k, n, p, out):  # d nbdtr / d p
+    return jnp.exp((n - 1) * jnp.log(p) + k * jnp.log1p(-p) - betaln(n, k + 1))
+
+
+def _d_nbdtrc__p(k, n, p, out):  # d nbdtrc / d p
+    return -jnp.exp((n - 1) * jnp.log(p) + k * jnp.log1p(-p) - betaln(n, k + 1))
+
+
+def _d_nbdtri__y(k, n, y, out):  # d nbdtri / d y
+    return jnp.exp(betaln(n, k + 1) - (n - 1) * jnp.log(out) - k * jnp.log1p(-out))
 
 
 def _d_ndtr__x(x, out):  # d ndtr / d x
@@ -282,8 +442,72 @@ def _d_ndtri_exp__y(y, out):  # d ndtri_exp / d y
     return jnp.sqrt(2 * jnp.pi) * jnp.exp(y + 0.5 * ndtri_exp(y) ** 2)
 
 
+def _d_nrdtrimn__p(p, sd, x, out):  # d nrdtrimn / d p
+    return -sd * jnp.sqrt(2 * jnp.pi) * jnp.exp(ndtri(p) ** 2 / 2)
+
+
+def _d_nrdtrimn__sd(p, sd, x, out):  # d nrdtrimn / d sd
+    return -ndtri(p)
+
+
+def _d_nrdtrimn__x(p, sd, x, out):  # d nrdtrimn / d x
+    return jnp.ones_like(out)
+
+
+def _d_nrdtrisd__mn(mn, p, x, out):  # d nrdtrisd / d mn
+    return -1 / ndtri(p)
+
+
+def _d_nrdtrisd__p(mn, p, x, out):  # d nrdtrisd / d p
+    return -out / ndtri(p) * jnp.sqrt(2 * jnp.pi) * jnp.exp(ndtri(p) ** 2 / 2)
+
+
+def _d_nrdtrisd__x(mn, p, x, out):  # d nrdtrisd / d x
+    return 1 / ndtri(p)
+
+
+def _d_owens_t__a(h, a, out):  # d owens_t / d a
+    return jnp.exp(-h * h * (1 + a * a) / 2) / (2 * jnp.pi * (1 + a * a))
+
+
+def _d_owens_t__h(h, a, out):  # d owens_t / d h
+    return -jnp.exp(-h * h / 2) / (2 * jnp.sqrt(2 * jnp.pi)) * erf(a * h / jnp.sqrt(2.0))
+
+
+def _d_pdtr__m(k, m, out):  # d pdtr / d m
+    return -jnp.exp(jnp.floor(k) * jnp.log(m) - m - gammaln(jnp.floor(k) + 1))
+
+
+def _d_pdtrc__m(k, m, out):  # d pdtrc / d m
+    return jnp.exp(jnp.floor(k) * jnp.log(m) - m - gammaln(jnp.floor(k) + 1))
+
+
+def _d_pdtri__y(k, y, out):  # d pdtri / d y
+    return -jnp.exp(out - k * jnp.log(out) + gammaln(k + 1))
+
+
+def _d_poch__m(z, m, out):  # d poch / d m
+    return out * digamma(z + m)
+
+
+def _d_poch__z(z, m, out):  # d poch / d z
+    return out * (digamma(z + m) - digamma(z))
+
+
 def _d_pseudo_huber__r(delta, r, out):  # d pseudo_huber / d r
     return r / jnp.sqrt(1 + (r / delta) ** 2)
+
+
+def _d_radian__d(d, m, s, out):  # d radian / d d
+    return jnp.full_like(out, jnp.pi / 180)
+
+
+def _d_radian__m(d, m, s, out):  # d radian / d m
+    return jnp.full_like(out, jnp.pi / 10800)
+
+
+def _d_radian__s(d, m, s, out):  # d radian / d s
+    return jnp.full_like(out, jnp.pi / 648000)
 
 
 def _d_rel_entr__x(x, y, out):  # d rel_entr / d x
@@ -298,12 +522,28 @@ def _d_rgamma__z(z, out):  # d rgamma / d z
     return -rgamma(z) * digamma(z)
 
 
+def _d_round__x(x, out):  # d round / d x
+    return jnp.zeros_like(x)
+
+
 def _d_sindg__x(x, out):  # d sindg / d x
     return jnp.pi / 180 * cosdg(x)
 
 
 def _d_spence__z(z, out):  # d spence / d z
     return -jnp.log(z) / (z - 1)
+
+
+def _d_spherical_in__z(n, z, out):  # d spherical_in / d z
+    return spherical_in(n + 1, z) + n / z * out
+
+
+def _d_spherical_jn__z(n, z, out):  # d spherical_jn / d z
+    return n / z * out - spherical_jn(n + 1, z)
+
+
+def _d_spherical_yn__z(n, z, out):  # d spherical_yn / d z
+    return n / z * out - spherical_yn(n + 1, z)
 
 
 def _d_stdtr__t(df, t, out):  # d stdtr / d t
@@ -314,8 +554,20 @@ def _d_stdtrit__p(df, p, out):  # d stdtrit / d p
     return 1 / jnp.exp(gammaln(0.5 * (df + 1)) - gammaln(0.5 * df) - 0.5 * jnp.log(df * jnp.pi) - 0.5 * (df + 1) * jnp.log1p(stdtrit(df, p) ** 2 / df))
 
 
+def _d_struve__x(v, x, out):  # d struve / d x
+    return struve(v - 1, x) - v / x * out
+
+
+def _d_tandg__x(x, out):  # d tandg / d x
+    return jnp.pi / 180 * (1 + out * out)
+
+
 def _d_wofz__z(z, out):  # d wofz / d z
     return -2 * z * out + 2j / jnp.sqrt(jnp.pi)
+
+
+def _d_wright_bessel__x(a, b, x, out):  # d wright_bessel / d x
+    return wright_bessel(a, a + b, x)
 
 
 def _d_xlog1py__x(x, y, out):  # d xlog1py / d x
@@ -355,19 +607,33 @@ def _d_zeta__q(x, q, out):  # d zeta / d q
 
 
 DERIVATIVES = {
+    "bdtr": {"p": _d_bdtr__p},
+    "bdtrc": {"p": _d_bdtrc__p},
+    "bdtri": {"y": _d_bdtri__y},
+    "bei": {"x": _d_bei__x},
+    "beip": {"x": _d_beip__x},
+    "ber": {"x": _d_ber__x},
+    "berp": {"x": _d_berp__x},
     "beta": {"a": _d_beta__a, "b": _d_beta__b},
     "betainc": {"x": _d_betainc__x},
     "betaincc": {"x": _d_betaincc__x},
     "betainccinv": {"y": _d_betainccinv__y},
     "betaincinv": {"y": _d_betaincinv__y},
     "betaln": {"a": _d_betaln__a, "b": _d_betaln__b},
+    "binom": {"k": _d_binom__k, "n": _d_binom__n},
     "boxcox": {"x": _d_boxcox__x},
     "boxcox1p": {"x": _d_boxcox1p__x},
     "cbrt": {"x": _d_cbrt__x},
+    "chdtr": {"x": _d_chdtr__x},
+    "chdtrc": {"x": _d_chdtrc__x},
+    "chdtri": {"p": _d_chdtri__p},
     "cosdg": {"x": _d_cosdg__x},
     "cosm1": {"x": _d_cosm1__x},
+    "cotdg": {"x": _d_cotdg__x},
     "dawsn": {"z": _d_dawsn__z},
     "digamma": {"z": _d_digamma__z},
+    "ellipeinc": {"phi": _d_ellipeinc__phi},
+    "ellipkinc": {"phi": _d_ellipkinc__phi},
     "entr": {"x": _d_entr__x},
     "erf": {"z": _d_erf__z},
     "erfc": {"z": _d_erfc__z},
@@ -392,13 +658,23 @@ DERIVATIVES = {
     "gammaincinv": {"y": _d_gammaincinv__y},
     "gammaln": {"x": _d_gammaln__x},
     "gammasgn": {"x": _d_gammasgn__x},
+    "gdtr": {"a": _d_gdtr__a, "x": _d_gdtr__x},
+    "gdtrc": {"a": _d_gdtrc__a, "x": _d_gdtrc__x},
+    "gdtria": {"p": _d_gdtria__p, "x": _d_gdtria__x},
+    "gdtrix": {"a": _d_gdtrix__a, "p": _d_gdtrix__p},
     "hankel1": {"z": _d_hankel1__z},
     "hankel2": {"z": _d_hankel2__z},
+    "huber": {"delta": _d_huber__delta, "r": _d_huber__r},
     "hyp2f1": {"z": _d_hyp2f1__z},
     "i0": {"x": _d_i0__x},
     "i0e": {"x": _d_i0e__x},
     "i1": {"x": _d_i1__x},
     "i1e": {"x": _d_i1e__x},
+    "inv_boxcox": {"y": _d_inv_boxcox__y},
+    "inv_boxcox1p": {"y": _d_inv_boxcox1p__y},
+    "it2struve0": {"x": _d_it2struve0__x},
+    "itmodstruve0": {"x": _d_itmodstruve0__x},
+    "itstruve0": {"x": _d_itstruve0__x},
     "iv": {"z": _d_iv__z},
     "j0": {"x": _d_j0__x},
     "j1": {"x": _d_j1__x},
@@ -407,6 +683,10 @@ DERIVATIVES = {
     "k0e": {"x": _d_k0e__x},
     "k1": {"x": _d_k1__x},
     "k1e": {"x": _d_k1e__x},
+    "kei": {"x": _d_kei__x},
+    "keip": {"x": _d_keip__x},
+    "ker": {"x": _d_ker__x},
+    "kerp": {"x": _d_kerp__x},
     "kl_div": {"x": _d_kl_div__x, "y": _d_kl_div__y},
     "kn": {"x": _d_kn__x},
     "kv": {"z": _d_kv__z},
@@ -415,19 +695,40 @@ DERIVATIVES = {
     "log1p": {"x": _d_log1p__x},
     "log_expit": {"x": _d_log_expit__x},
     "log_ndtr": {"x": _d_log_ndtr__x},
+    "log_wright_bessel": {"x": _d_log_wright_bessel__x},
     "loggamma": {"z": _d_loggamma__z},
     "logit": {"p": _d_logit__p},
+    "lpmv": {"x": _d_lpmv__x},
+    "modstruve": {"x": _d_modstruve__x},
+    "nbdtr": {"p": _d_nbdtr__p},
+    "nbdtrc": {"p": _d_nbdtrc__p},
+    "nbdtri": {"y": _d_nbdtri__y},
     "ndtr": {"x": _d_ndtr__x},
     "ndtri": {"y": _d_ndtri__y},
     "ndtri_exp": {"y": _d_ndtri_exp__y},
+    "nrdtrimn": {"p": _d_nrdtrimn__p, "sd": _d_nrdtrimn__sd, "x": _d_nrdtrimn__x},
+    "nrdtrisd": {"mn": _d_nrdtrisd__mn, "p": _d_nrdtrisd__p, "x": _d_nrdtrisd__x},
+    "owens_t": {"a": _d_owens_t__a, "h": _d_owens_t__h},
+    "pdtr": {"m": _d_pdtr__m},
+    "pdtrc": {"m": _d_pdtrc__m},
+    "pdtri": {"y": _d_pdtri__y},
+    "poch": {"m": _d_poch__m, "z": _d_poch__z},
     "pseudo_huber": {"r": _d_pseudo_huber__r},
+    "radian": {"d": _d_radian__d, "m": _d_radian__m, "s": _d_radian__s},
     "rel_entr": {"x": _d_rel_entr__x, "y": _d_rel_entr__y},
     "rgamma": {"z": _d_rgamma__z},
+    "round": {"x": _d_round__x},
     "sindg": {"x": _d_sindg__x},
     "spence": {"z": _d_spence__z},
+    "spherical_in": {"z": _d_spherical_in__z},
+    "spherical_jn": {"z": _d_spherical_jn__z},
+    "spherical_yn": {"z": _d_spherical_yn__z},
     "stdtr": {"t": _d_stdtr__t},
     "stdtrit": {"p": _d_stdtrit__p},
+    "struve": {"x": _d_struve__x},
+    "tandg": {"x": _d_tandg__x},
     "wofz": {"z": _d_wofz__z},
+    "wright_bessel": {"x": _d_wright_bessel__x},
     "xlog1py": {"x": _d_xlog1py__x, "y": _d_xlog1py__y},
     "xlogy": {"x": _d_xlogy__x, "y": _d_xlogy__y},
     "y0": {"x": _d_y0__x},

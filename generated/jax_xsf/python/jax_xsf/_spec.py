@@ -6,7 +6,7 @@ VERSION = "0.1.0"
 LIBRARY = "libjax_xsf_ffi.so"
 CONTRACT_SYMBOL = "bg_jax_xsf_contract"
 # Stamped into the library too; a mismatch at import means stale build output.
-CONTRACT = "bridgegen 0.1.0; spec sha256:4d34d0d369baf703; xla-ffi-api 0.1"
+CONTRACT = "bridgegen 0.1.0; spec sha256:ce258505f003f84d; xla-ffi-api 0.1"
 # Returns the CUDA architectures whose kernels the library embeds ("" if none).
 CUDA_ARCHS_SYMBOL = "bg_jax_xsf_cuda_archs"
 # Returns the build's facts as JSON; `bridgegen build` writes the same into _build.py.
@@ -50,7 +50,7 @@ UFUNCS = {
         loops=("fif->f", "flf->f", "did->d", "dld->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_bdtr_cpu", "cuda": "bg_jax_xsf_bdtr_cuda"},
-        derivatives=(),
+        derivatives=("p",),
         nondiff=("k", "n"),
     ),
     "bdtrc": dict(
@@ -60,7 +60,7 @@ UFUNCS = {
         loops=("fif->f", "flf->f", "did->d", "dld->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_bdtrc_cpu", "cuda": "bg_jax_xsf_bdtrc_cuda"},
-        derivatives=(),
+        derivatives=("p",),
         nondiff=("k", "n"),
     ),
     "bdtri": dict(
@@ -70,7 +70,7 @@ UFUNCS = {
         loops=("fif->f", "flf->f", "did->d", "dld->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_bdtri_cpu", "cuda": "bg_jax_xsf_bdtri_cuda"},
-        derivatives=(),
+        derivatives=("y",),
         nondiff=("k", "n"),
     ),
     "bei": dict(
@@ -80,7 +80,7 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_bei_cpu"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "beip": dict(
@@ -90,7 +90,7 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_beip_cpu"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "ber": dict(
@@ -100,7 +100,7 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_ber_cpu"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "berp": dict(
@@ -110,7 +110,7 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_berp_cpu"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "besselpoly": dict(
@@ -190,7 +190,7 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_binom_cpu", "cuda": "bg_jax_xsf_binom_cuda"},
-        derivatives=(),
+        derivatives=("k", "n"),
         nondiff=(),
     ),
     "boxcox": dict(
@@ -230,7 +230,7 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_chdtr_cpu", "cuda": "bg_jax_xsf_chdtr_cuda"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=("v",),
     ),
     "chdtrc": dict(
@@ -240,7 +240,7 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_chdtrc_cpu", "cuda": "bg_jax_xsf_chdtrc_cuda"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=("v",),
     ),
     "chdtri": dict(
@@ -250,7 +250,7 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_chdtri_cpu", "cuda": "bg_jax_xsf_chdtri_cuda"},
-        derivatives=(),
+        derivatives=("p",),
         nondiff=("v",),
     ),
     "cosdg": dict(
@@ -280,7 +280,7 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_cotdg_cpu", "cuda": "bg_jax_xsf_cotdg_cuda"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "dawsn": dict(
@@ -320,7 +320,7 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_ellipeinc_cpu", "cuda": "bg_jax_xsf_ellipeinc_cuda"},
-        derivatives=(),
+        derivatives=("phi",),
         nondiff=(),
     ),
     "ellipj": dict(
@@ -350,7 +350,7 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_ellipkinc_cpu", "cuda": "bg_jax_xsf_ellipkinc_cuda"},
-        derivatives=(),
+        derivatives=("phi",),
         nondiff=(),
     ),
     "ellipkm1": dict(
@@ -630,8 +630,8 @@ UFUNCS = {
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_gdtr_cpu", "cuda": "bg_jax_xsf_gdtr_cuda"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("a", "x"),
+        nondiff=("b",),
     ),
     "gdtrc": dict(
         target="bridgegen.jax_xsf.gdtrc",
@@ -640,8 +640,8 @@ UFUNCS = {
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_gdtrc_cpu", "cuda": "bg_jax_xsf_gdtrc_cuda"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("a", "x"),
+        nondiff=("b",),
     ),
     "gdtria": dict(
         target="bridgegen.jax_xsf.gdtria",
@@ -650,8 +650,8 @@ UFUNCS = {
         loops=("fff->f", "ddd->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_gdtria_cpu"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("p", "x"),
+        nondiff=("b",),
     ),
     "gdtrib": dict(
         target="bridgegen.jax_xsf.gdtrib",
@@ -670,8 +670,8 @@ UFUNCS = {
         loops=("fff->f", "ddd->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_gdtrix_cpu"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("a", "p"),
+        nondiff=("b",),
     ),
     "hankel1": dict(
         target="bridgegen.jax_xsf.hankel1",
@@ -720,7 +720,7 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_huber_cpu", "cuda": "bg_jax_xsf_huber_cuda"},
-        derivatives=(),
+        derivatives=("delta", "r"),
         nondiff=(),
     ),
     "hyp1f1": dict(
@@ -790,8 +790,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_inv_boxcox_cpu", "cuda": "bg_jax_xsf_inv_boxcox_cuda"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("y",),
+        nondiff=("lmbda",),
     ),
     "inv_boxcox1p": dict(
         target="bridgegen.jax_xsf.inv_boxcox1p",
@@ -800,8 +800,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_inv_boxcox1p_cpu", "cuda": "bg_jax_xsf_inv_boxcox1p_cuda"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("y",),
+        nondiff=("lmbda",),
     ),
     "it2i0k0": dict(
         target="bridgegen.jax_xsf.it2i0k0",
@@ -830,7 +830,7 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_it2struve0_cpu"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "itairy": dict(
@@ -870,7 +870,7 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_itmodstruve0_cpu"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "itstruve0": dict(
@@ -880,7 +880,7 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_itstruve0_cpu"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "iv": dict(
@@ -993,7 +993,7 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_kei_cpu"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "keip": dict(
@@ -1003,7 +1003,7 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_keip_cpu"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "kelvin": dict(
@@ -1023,7 +1023,7 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_ker_cpu"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "kerp": dict(
@@ -1033,7 +1033,7 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_kerp_cpu"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "kl_div": dict(
@@ -1144,8 +1144,8 @@ UFUNCS = {
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_log_wright_bessel_cpu", "cuda": "bg_jax_xsf_log_wright_bessel_cuda"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("x",),
+        nondiff=("a", "b"),
     ),
     "loggamma": dict(
         target="bridgegen.jax_xsf.loggamma",
@@ -1174,8 +1174,8 @@ UFUNCS = {
         loops=("fff->f", "ddd->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_lpmv_cpu"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("x",),
+        nondiff=("m", "v"),
     ),
     "mathieu_a": dict(
         target="bridgegen.jax_xsf.mathieu_a",
@@ -1284,7 +1284,7 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_modstruve_cpu"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=("v",),
     ),
     "nbdtr": dict(
@@ -1294,7 +1294,7 @@ UFUNCS = {
         loops=("iif->f", "llf->f", "iid->d", "lld->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_nbdtr_cpu", "cuda": "bg_jax_xsf_nbdtr_cuda"},
-        derivatives=(),
+        derivatives=("p",),
         nondiff=("k", "n"),
     ),
     "nbdtrc": dict(
@@ -1304,7 +1304,7 @@ UFUNCS = {
         loops=("iif->f", "llf->f", "iid->d", "lld->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_nbdtrc_cpu", "cuda": "bg_jax_xsf_nbdtrc_cuda"},
-        derivatives=(),
+        derivatives=("p",),
         nondiff=("k", "n"),
     ),
     "nbdtri": dict(
@@ -1314,7 +1314,7 @@ UFUNCS = {
         loops=("iif->f", "llf->f", "iid->d", "lld->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_nbdtri_cpu", "cuda": "bg_jax_xsf_nbdtri_cuda"},
-        derivatives=(),
+        derivatives=("y",),
         nondiff=("k", "n"),
     ),
     "ndtr": dict(
@@ -1354,7 +1354,7 @@ UFUNCS = {
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_nrdtrimn_cpu", "cuda": "bg_jax_xsf_nrdtrimn_cuda"},
-        derivatives=(),
+        derivatives=("p", "sd", "x"),
         nondiff=(),
     ),
     "nrdtrisd": dict(
@@ -1364,7 +1364,7 @@ UFUNCS = {
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_nrdtrisd_cpu", "cuda": "bg_jax_xsf_nrdtrisd_cuda"},
-        derivatives=(),
+        derivatives=("mn", "p", "x"),
         nondiff=(),
     ),
     "owens_t": dict(
@@ -1374,7 +1374,7 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_owens_t_cpu", "cuda": "bg_jax_xsf_owens_t_cuda"},
-        derivatives=(),
+        derivatives=("a", "h"),
         nondiff=(),
     ),
     "pbdv": dict(
@@ -1414,8 +1414,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_pdtr_cpu", "cuda": "bg_jax_xsf_pdtr_cuda"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("m",),
+        nondiff=("k",),
     ),
     "pdtrc": dict(
         target="bridgegen.jax_xsf.pdtrc",
@@ -1424,8 +1424,8 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_pdtrc_cpu", "cuda": "bg_jax_xsf_pdtrc_cuda"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("m",),
+        nondiff=("k",),
     ),
     "pdtri": dict(
         target="bridgegen.jax_xsf.pdtri",
@@ -1434,7 +1434,7 @@ UFUNCS = {
         loops=("if->f", "lf->f", "id->d", "ld->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_pdtri_cpu", "cuda": "bg_jax_xsf_pdtri_cuda"},
-        derivatives=(),
+        derivatives=("y",),
         nondiff=("k",),
     ),
     "poch": dict(
@@ -1444,8 +1444,32 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_poch_cpu", "cuda": "bg_jax_xsf_poch_cuda"},
-        derivatives=(),
+        derivatives=("m", "z"),
         nondiff=(),
+    ),
+    "poisson_binom_cdf_all": dict(
+        target="bridgegen.jax_xsf.poisson_binom_cdf_all",
+        inputs=("p",),
+        outputs=("cdf",),
+        loops=("f->f", "d->d"),
+        platforms=("cpu", "cuda"),
+        signature="(n)->(n+1)",
+        core=dict(inputs=((("n", 0),),), outputs=((("n", 1),),)),
+        handlers={"cpu": "bg_jax_xsf_poisson_binom_cdf_all_cpu", "cuda": "bg_jax_xsf_poisson_binom_cdf_all_cuda"},
+        derivatives=(),
+        nondiff=("p",),
+    ),
+    "poisson_binom_pmf_all": dict(
+        target="bridgegen.jax_xsf.poisson_binom_pmf_all",
+        inputs=("p",),
+        outputs=("pmf",),
+        loops=("f->f", "d->d"),
+        platforms=("cpu", "cuda"),
+        signature="(n)->(n+1)",
+        core=dict(inputs=((("n", 0),),), outputs=((("n", 1),),)),
+        handlers={"cpu": "bg_jax_xsf_poisson_binom_pmf_all_cpu", "cuda": "bg_jax_xsf_poisson_binom_pmf_all_cuda"},
+        derivatives=(),
+        nondiff=("p",),
     ),
     "pseudo_huber": dict(
         target="bridgegen.jax_xsf.pseudo_huber",
@@ -1464,7 +1488,7 @@ UFUNCS = {
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_radian_cpu", "cuda": "bg_jax_xsf_radian_cuda"},
-        derivatives=(),
+        derivatives=("d", "m", "s"),
         nondiff=(),
     ),
     "rel_entr": dict(
@@ -1494,7 +1518,7 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_round_cpu", "cuda": "bg_jax_xsf_round_cuda"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "shichi": dict(
@@ -1564,7 +1588,7 @@ UFUNCS = {
         loops=("if->f", "id->d", "lf->f", "ld->d", "iF->F", "iD->D", "lF->F", "lD->D"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_spherical_in_cpu"},
-        derivatives=(),
+        derivatives=("z",),
         nondiff=("n",),
     ),
     "spherical_jn": dict(
@@ -1574,7 +1598,7 @@ UFUNCS = {
         loops=("if->f", "id->d", "lf->f", "ld->d", "iF->F", "iD->D", "lF->F", "lD->D"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_spherical_jn_cpu"},
-        derivatives=(),
+        derivatives=("z",),
         nondiff=("n",),
     ),
     "spherical_yn": dict(
@@ -1584,7 +1608,7 @@ UFUNCS = {
         loops=("if->f", "id->d", "lf->f", "ld->d", "iF->F", "iD->D", "lF->F", "lD->D"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_spherical_yn_cpu"},
-        derivatives=(),
+        derivatives=("z",),
         nondiff=("n",),
     ),
     "stdtr": dict(
@@ -1614,7 +1638,7 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_struve_cpu"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=("v",),
     ),
     "tandg": dict(
@@ -1624,7 +1648,7 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_tandg_cpu", "cuda": "bg_jax_xsf_tandg_cuda"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "tukeylambdacdf": dict(
@@ -1664,8 +1688,8 @@ UFUNCS = {
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_wright_bessel_cpu", "cuda": "bg_jax_xsf_wright_bessel_cuda"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("x",),
+        nondiff=("a", "b"),
     ),
     "xlog1py": dict(
         target="bridgegen.jax_xsf.xlog1py",

@@ -146,6 +146,8 @@
 #include "pdtrc.inc"
 #include "pdtri.inc"
 #include "poch.inc"
+#include "poisson_binom_cdf_all.inc"
+#include "poisson_binom_pmf_all.inc"
 #include "pseudo_huber.inc"
 #include "radian.inc"
 #include "rel_entr.inc"

@@ -3,7 +3,7 @@
 #[allow(unused_imports)]
 use bridgegen_runtime::ffi::{XLA_FFI_CallFrame, XLA_FFI_Error};
 #[allow(unused_imports)]
-use bridgegen_runtime::{cpu, cuda, DType};
+use bridgegen_runtime::{cpu, cuda, gufunc, DType};
 /// Kernel images embedded by the build script (empty without NVRTC output).
 mod kernels {
     #![allow(dead_code, unused_imports)]
@@ -593,6 +593,26 @@ extern "C" {
     fn bg_jax_xsf_pdtri__ld_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_poch__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_poch__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_poisson_binom_cdf_all__f_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_poisson_binom_cdf_all__d_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_poisson_binom_pmf_all__f_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_poisson_binom_pmf_all__d_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
     fn bg_jax_xsf_pseudo_huber__ff_f(
         args: *const *mut u8,
         n: *const i64,
@@ -838,6 +858,7 @@ static CPU_AGM: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_agm__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.agm` on cpu.
 /// # Safety
@@ -856,6 +877,7 @@ static CUDA_AGM: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.agm",
         kernels::IMAGES_AGM,
@@ -894,6 +916,7 @@ static CPU_AIRY: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_airy__D_DDDD,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.airy` on cpu.
 /// # Safety
@@ -926,6 +949,7 @@ static CPU_AIRYE: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_airye__D_DDDD,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.airye` on cpu.
 /// # Safety
@@ -958,6 +982,7 @@ static CPU_BDTR: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_bdtr__dld_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.bdtr` on cpu.
 /// # Safety
@@ -978,6 +1003,7 @@ static CUDA_BDTR: cuda::Ufunc = cuda::Ufunc {
         &[DType::F64, DType::S32, DType::F64, DType::F64],
         &[DType::F64, DType::S64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.bdtr",
         kernels::IMAGES_BDTR,
@@ -1021,6 +1047,7 @@ static CPU_BDTRC: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_bdtrc__dld_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.bdtrc` on cpu.
 /// # Safety
@@ -1041,6 +1068,7 @@ static CUDA_BDTRC: cuda::Ufunc = cuda::Ufunc {
         &[DType::F64, DType::S32, DType::F64, DType::F64],
         &[DType::F64, DType::S64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.bdtrc",
         kernels::IMAGES_BDTRC,
@@ -1084,6 +1112,7 @@ static CPU_BDTRI: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_bdtri__dld_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.bdtri` on cpu.
 /// # Safety
@@ -1104,6 +1133,7 @@ static CUDA_BDTRI: cuda::Ufunc = cuda::Ufunc {
         &[DType::F64, DType::S32, DType::F64, DType::F64],
         &[DType::F64, DType::S64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.bdtri",
         kernels::IMAGES_BDTRI,
@@ -1139,6 +1169,7 @@ static CPU_BEI: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_bei__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.bei` on cpu.
 /// # Safety
@@ -1163,6 +1194,7 @@ static CPU_BEIP: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_beip__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.beip` on cpu.
 /// # Safety
@@ -1187,6 +1219,7 @@ static CPU_BER: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_ber__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.ber` on cpu.
 /// # Safety
@@ -1211,6 +1244,7 @@ static CPU_BERP: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_berp__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.berp` on cpu.
 /// # Safety
@@ -1235,6 +1269,7 @@ static CPU_BESSELPOLY: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_besselpoly__ddd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.besselpoly` on cpu.
 /// # Safety
@@ -1253,6 +1288,7 @@ static CUDA_BESSELPOLY: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.besselpoly",
         kernels::IMAGES_BESSELPOLY,
@@ -1283,6 +1319,7 @@ static CPU_BETA: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_beta__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.beta` on cpu.
 /// # Safety
@@ -1301,6 +1338,7 @@ static CUDA_BETA: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.beta",
         kernels::IMAGES_BETA,
@@ -1331,6 +1369,7 @@ static CPU_BETAINC: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_betainc__ddd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.betainc` on cpu.
 /// # Safety
@@ -1349,6 +1388,7 @@ static CUDA_BETAINC: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.betainc",
         kernels::IMAGES_BETAINC,
@@ -1379,6 +1419,7 @@ static CPU_BETAINCC: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_betaincc__ddd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.betaincc` on cpu.
 /// # Safety
@@ -1397,6 +1438,7 @@ static CUDA_BETAINCC: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.betaincc",
         kernels::IMAGES_BETAINCC,
@@ -1427,6 +1469,7 @@ static CPU_BETAINCCINV: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_betainccinv__ddd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.betainccinv` on cpu.
 /// # Safety
@@ -1445,6 +1488,7 @@ static CUDA_BETAINCCINV: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.betainccinv",
         kernels::IMAGES_BETAINCCINV,
@@ -1475,6 +1519,7 @@ static CPU_BETAINCINV: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_betaincinv__ddd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.betaincinv` on cpu.
 /// # Safety
@@ -1493,6 +1538,7 @@ static CUDA_BETAINCINV: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.betaincinv",
         kernels::IMAGES_BETAINCINV,
@@ -1523,6 +1569,7 @@ static CPU_BETALN: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_betaln__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.betaln` on cpu.
 /// # Safety
@@ -1541,6 +1588,7 @@ static CUDA_BETALN: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.betaln",
         kernels::IMAGES_BETALN,
@@ -1571,6 +1619,7 @@ static CPU_BINOM: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_binom__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.binom` on cpu.
 /// # Safety
@@ -1589,6 +1638,7 @@ static CUDA_BINOM: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.binom",
         kernels::IMAGES_BINOM,
@@ -1619,6 +1669,7 @@ static CPU_BOXCOX: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_boxcox__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.boxcox` on cpu.
 /// # Safety
@@ -1637,6 +1688,7 @@ static CUDA_BOXCOX: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.boxcox",
         kernels::IMAGES_BOXCOX,
@@ -1667,6 +1719,7 @@ static CPU_BOXCOX1P: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_boxcox1p__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.boxcox1p` on cpu.
 /// # Safety
@@ -1685,6 +1738,7 @@ static CUDA_BOXCOX1P: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.boxcox1p",
         kernels::IMAGES_BOXCOX1P,
@@ -1715,6 +1769,7 @@ static CPU_CBRT: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_cbrt__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.cbrt` on cpu.
 /// # Safety
@@ -1730,6 +1785,7 @@ static CUDA_CBRT: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.cbrt",
         kernels::IMAGES_CBRT,
@@ -1760,6 +1816,7 @@ static CPU_CHDTR: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_chdtr__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.chdtr` on cpu.
 /// # Safety
@@ -1778,6 +1835,7 @@ static CUDA_CHDTR: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.chdtr",
         kernels::IMAGES_CHDTR,
@@ -1808,6 +1866,7 @@ static CPU_CHDTRC: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_chdtrc__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.chdtrc` on cpu.
 /// # Safety
@@ -1826,6 +1885,7 @@ static CUDA_CHDTRC: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.chdtrc",
         kernels::IMAGES_CHDTRC,
@@ -1856,6 +1916,7 @@ static CPU_CHDTRI: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_chdtri__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.chdtri` on cpu.
 /// # Safety
@@ -1874,6 +1935,7 @@ static CUDA_CHDTRI: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.chdtri",
         kernels::IMAGES_CHDTRI,
@@ -1904,6 +1966,7 @@ static CPU_COSDG: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_cosdg__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.cosdg` on cpu.
 /// # Safety
@@ -1919,6 +1982,7 @@ static CUDA_COSDG: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.cosdg",
         kernels::IMAGES_COSDG,
@@ -1949,6 +2013,7 @@ static CPU_COSM1: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_cosm1__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.cosm1` on cpu.
 /// # Safety
@@ -1964,6 +2029,7 @@ static CUDA_COSM1: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.cosm1",
         kernels::IMAGES_COSM1,
@@ -1994,6 +2060,7 @@ static CPU_COTDG: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_cotdg__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.cotdg` on cpu.
 /// # Safety
@@ -2009,6 +2076,7 @@ static CUDA_COTDG: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.cotdg",
         kernels::IMAGES_COTDG,
@@ -2047,6 +2115,7 @@ static CPU_DAWSN: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_dawsn__D_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.dawsn` on cpu.
 /// # Safety
@@ -2067,6 +2136,7 @@ static CUDA_DAWSN: cuda::Ufunc = cuda::Ufunc {
         &[DType::C64, DType::C64],
         &[DType::C128, DType::C128],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.dawsn",
         kernels::IMAGES_DAWSN,
@@ -2110,6 +2180,7 @@ static CPU_DIGAMMA: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_digamma__D_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.digamma` on cpu.
 /// # Safety
@@ -2130,6 +2201,7 @@ static CUDA_DIGAMMA: cuda::Ufunc = cuda::Ufunc {
         &[DType::C64, DType::C64],
         &[DType::C128, DType::C128],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.digamma",
         kernels::IMAGES_DIGAMMA,
@@ -2165,6 +2237,7 @@ static CPU_ELLIPE: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_ellipe__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.ellipe` on cpu.
 /// # Safety
@@ -2180,6 +2253,7 @@ static CUDA_ELLIPE: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.ellipe",
         kernels::IMAGES_ELLIPE,
@@ -2210,6 +2284,7 @@ static CPU_ELLIPEINC: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_ellipeinc__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.ellipeinc` on cpu.
 /// # Safety
@@ -2228,6 +2303,7 @@ static CUDA_ELLIPEINC: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.ellipeinc",
         kernels::IMAGES_ELLIPEINC,
@@ -2272,6 +2348,7 @@ static CPU_ELLIPJ: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_ellipj__dd_dddd,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.ellipj` on cpu.
 /// # Safety
@@ -2290,6 +2367,7 @@ static CUDA_ELLIPJ: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32, DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64, DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.ellipj",
         kernels::IMAGES_ELLIPJ,
@@ -2320,6 +2398,7 @@ static CPU_ELLIPK: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_ellipk__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.ellipk` on cpu.
 /// # Safety
@@ -2335,6 +2414,7 @@ static CUDA_ELLIPK: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.ellipk",
         kernels::IMAGES_ELLIPK,
@@ -2365,6 +2445,7 @@ static CPU_ELLIPKINC: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_ellipkinc__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.ellipkinc` on cpu.
 /// # Safety
@@ -2383,6 +2464,7 @@ static CUDA_ELLIPKINC: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.ellipkinc",
         kernels::IMAGES_ELLIPKINC,
@@ -2413,6 +2495,7 @@ static CPU_ELLIPKM1: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_ellipkm1__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.ellipkm1` on cpu.
 /// # Safety
@@ -2428,6 +2511,7 @@ static CUDA_ELLIPKM1: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.ellipkm1",
         kernels::IMAGES_ELLIPKM1,
@@ -2458,6 +2542,7 @@ static CPU_ENTR: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_entr__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.entr` on cpu.
 /// # Safety
@@ -2473,6 +2558,7 @@ static CUDA_ENTR: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.entr",
         kernels::IMAGES_ENTR,
@@ -2511,6 +2597,7 @@ static CPU_ERF: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_erf__D_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.erf` on cpu.
 /// # Safety
@@ -2531,6 +2618,7 @@ static CUDA_ERF: cuda::Ufunc = cuda::Ufunc {
         &[DType::C64, DType::C64],
         &[DType::C128, DType::C128],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.erf",
         kernels::IMAGES_ERF,
@@ -2574,6 +2662,7 @@ static CPU_ERFC: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_erfc__D_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.erfc` on cpu.
 /// # Safety
@@ -2594,6 +2683,7 @@ static CUDA_ERFC: cuda::Ufunc = cuda::Ufunc {
         &[DType::C64, DType::C64],
         &[DType::C128, DType::C128],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.erfc",
         kernels::IMAGES_ERFC,
@@ -2629,6 +2719,7 @@ static CPU_ERFCINV: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_erfcinv__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.erfcinv` on cpu.
 /// # Safety
@@ -2644,6 +2735,7 @@ static CUDA_ERFCINV: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.erfcinv",
         kernels::IMAGES_ERFCINV,
@@ -2682,6 +2774,7 @@ static CPU_ERFCX: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_erfcx__D_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.erfcx` on cpu.
 /// # Safety
@@ -2702,6 +2795,7 @@ static CUDA_ERFCX: cuda::Ufunc = cuda::Ufunc {
         &[DType::C64, DType::C64],
         &[DType::C128, DType::C128],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.erfcx",
         kernels::IMAGES_ERFCX,
@@ -2745,6 +2839,7 @@ static CPU_ERFI: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_erfi__D_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.erfi` on cpu.
 /// # Safety
@@ -2765,6 +2860,7 @@ static CUDA_ERFI: cuda::Ufunc = cuda::Ufunc {
         &[DType::C64, DType::C64],
         &[DType::C128, DType::C128],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.erfi",
         kernels::IMAGES_ERFI,
@@ -2800,6 +2896,7 @@ static CPU_ERFINV: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_erfinv__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.erfinv` on cpu.
 /// # Safety
@@ -2815,6 +2912,7 @@ static CUDA_ERFINV: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.erfinv",
         kernels::IMAGES_ERFINV,
@@ -2853,6 +2951,7 @@ static CPU_EXP1: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_exp1__D_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.exp1` on cpu.
 /// # Safety
@@ -2873,6 +2972,7 @@ static CUDA_EXP1: cuda::Ufunc = cuda::Ufunc {
         &[DType::C64, DType::C64],
         &[DType::C128, DType::C128],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.exp1",
         kernels::IMAGES_EXP1,
@@ -2908,6 +3008,7 @@ static CPU_EXP10: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_exp10__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.exp10` on cpu.
 /// # Safety
@@ -2923,6 +3024,7 @@ static CUDA_EXP10: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.exp10",
         kernels::IMAGES_EXP10,
@@ -2953,6 +3055,7 @@ static CPU_EXP2: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_exp2__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.exp2` on cpu.
 /// # Safety
@@ -2968,6 +3071,7 @@ static CUDA_EXP2: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.exp2",
         kernels::IMAGES_EXP2,
@@ -3006,6 +3110,7 @@ static CPU_EXPI: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_expi__D_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.expi` on cpu.
 /// # Safety
@@ -3026,6 +3131,7 @@ static CUDA_EXPI: cuda::Ufunc = cuda::Ufunc {
         &[DType::C64, DType::C64],
         &[DType::C128, DType::C128],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.expi",
         kernels::IMAGES_EXPI,
@@ -3061,6 +3167,7 @@ static CPU_EXPIT: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_expit__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.expit` on cpu.
 /// # Safety
@@ -3076,6 +3183,7 @@ static CUDA_EXPIT: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.expit",
         kernels::IMAGES_EXPIT,
@@ -3114,6 +3222,7 @@ static CPU_EXPM1: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_expm1__D_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.expm1` on cpu.
 /// # Safety
@@ -3134,6 +3243,7 @@ static CUDA_EXPM1: cuda::Ufunc = cuda::Ufunc {
         &[DType::C64, DType::C64],
         &[DType::C128, DType::C128],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.expm1",
         kernels::IMAGES_EXPM1,
@@ -3177,6 +3287,7 @@ static CPU_EXPN: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_expn__ld_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.expn` on cpu.
 /// # Safety
@@ -3197,6 +3308,7 @@ static CUDA_EXPN: cuda::Ufunc = cuda::Ufunc {
         &[DType::S32, DType::F64, DType::F64],
         &[DType::S64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.expn",
         kernels::IMAGES_EXPN,
@@ -3232,6 +3344,7 @@ static CPU_EXPREL: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_exprel__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.exprel` on cpu.
 /// # Safety
@@ -3247,6 +3360,7 @@ static CUDA_EXPREL: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.exprel",
         kernels::IMAGES_EXPREL,
@@ -3277,6 +3391,7 @@ static CPU_FDTR: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_fdtr__ddd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.fdtr` on cpu.
 /// # Safety
@@ -3295,6 +3410,7 @@ static CUDA_FDTR: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.fdtr",
         kernels::IMAGES_FDTR,
@@ -3325,6 +3441,7 @@ static CPU_FDTRC: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_fdtrc__ddd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.fdtrc` on cpu.
 /// # Safety
@@ -3343,6 +3460,7 @@ static CUDA_FDTRC: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.fdtrc",
         kernels::IMAGES_FDTRC,
@@ -3373,6 +3491,7 @@ static CPU_FDTRI: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_fdtri__ddd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.fdtri` on cpu.
 /// # Safety
@@ -3391,6 +3510,7 @@ static CUDA_FDTRI: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.fdtri",
         kernels::IMAGES_FDTRI,
@@ -3421,6 +3541,7 @@ static CPU_FRESNEL: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_fresnel__d_dd,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.fresnel` on cpu.
 /// # Safety
@@ -3439,6 +3560,7 @@ static CUDA_FRESNEL: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.fresnel",
         kernels::IMAGES_FRESNEL,
@@ -3477,6 +3599,7 @@ static CPU_GAMMA: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_gamma__D_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.gamma` on cpu.
 /// # Safety
@@ -3497,6 +3620,7 @@ static CUDA_GAMMA: cuda::Ufunc = cuda::Ufunc {
         &[DType::C64, DType::C64],
         &[DType::C128, DType::C128],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.gamma",
         kernels::IMAGES_GAMMA,
@@ -3532,6 +3656,7 @@ static CPU_GAMMAINC: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_gammainc__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.gammainc` on cpu.
 /// # Safety
@@ -3550,6 +3675,7 @@ static CUDA_GAMMAINC: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.gammainc",
         kernels::IMAGES_GAMMAINC,
@@ -3580,6 +3706,7 @@ static CPU_GAMMAINCC: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_gammaincc__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.gammaincc` on cpu.
 /// # Safety
@@ -3598,6 +3725,7 @@ static CUDA_GAMMAINCC: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.gammaincc",
         kernels::IMAGES_GAMMAINCC,
@@ -3628,6 +3756,7 @@ static CPU_GAMMAINCCINV: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_gammainccinv__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.gammainccinv` on cpu.
 /// # Safety
@@ -3646,6 +3775,7 @@ static CUDA_GAMMAINCCINV: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.gammainccinv",
         kernels::IMAGES_GAMMAINCCINV,
@@ -3676,6 +3806,7 @@ static CPU_GAMMAINCINV: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_gammaincinv__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.gammaincinv` on cpu.
 /// # Safety
@@ -3694,6 +3825,7 @@ static CUDA_GAMMAINCINV: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.gammaincinv",
         kernels::IMAGES_GAMMAINCINV,
@@ -3724,6 +3856,7 @@ static CPU_GAMMALN: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_gammaln__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.gammaln` on cpu.
 /// # Safety
@@ -3739,6 +3872,7 @@ static CUDA_GAMMALN: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.gammaln",
         kernels::IMAGES_GAMMALN,
@@ -3769,6 +3903,7 @@ static CPU_GAMMASGN: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_gammasgn__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.gammasgn` on cpu.
 /// # Safety
@@ -3784,6 +3919,7 @@ static CUDA_GAMMASGN: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.gammasgn",
         kernels::IMAGES_GAMMASGN,
@@ -3814,6 +3950,7 @@ static CPU_GDTR: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_gdtr__ddd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.gdtr` on cpu.
 /// # Safety
@@ -3832,6 +3969,7 @@ static CUDA_GDTR: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.gdtr",
         kernels::IMAGES_GDTR,
@@ -3862,6 +4000,7 @@ static CPU_GDTRC: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_gdtrc__ddd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.gdtrc` on cpu.
 /// # Safety
@@ -3880,6 +4019,7 @@ static CUDA_GDTRC: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.gdtrc",
         kernels::IMAGES_GDTRC,
@@ -3910,6 +4050,7 @@ static CPU_GDTRIA: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_gdtria__ddd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.gdtria` on cpu.
 /// # Safety
@@ -3934,6 +4075,7 @@ static CPU_GDTRIB: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_gdtrib__ddd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.gdtrib` on cpu.
 /// # Safety
@@ -3952,6 +4094,7 @@ static CUDA_GDTRIB: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.gdtrib",
         kernels::IMAGES_GDTRIB,
@@ -3982,6 +4125,7 @@ static CPU_GDTRIX: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_gdtrix__ddd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.gdtrix` on cpu.
 /// # Safety
@@ -4006,6 +4150,7 @@ static CPU_HANKEL1: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_hankel1__dD_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.hankel1` on cpu.
 /// # Safety
@@ -4030,6 +4175,7 @@ static CPU_HANKEL1E: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_hankel1e__dD_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.hankel1e` on cpu.
 /// # Safety
@@ -4054,6 +4200,7 @@ static CPU_HANKEL2: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_hankel2__dD_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.hankel2` on cpu.
 /// # Safety
@@ -4078,6 +4225,7 @@ static CPU_HANKEL2E: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_hankel2e__dD_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.hankel2e` on cpu.
 /// # Safety
@@ -4102,6 +4250,7 @@ static CPU_HUBER: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_huber__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.huber` on cpu.
 /// # Safety
@@ -4120,6 +4269,7 @@ static CUDA_HUBER: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.huber",
         kernels::IMAGES_HUBER,
@@ -4150,6 +4300,7 @@ static CPU_HYP1F1: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_hyp1f1__ddD_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.hyp1f1` on cpu.
 /// # Safety
@@ -4182,6 +4333,7 @@ static CPU_HYP2F1: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_hyp2f1__dddD_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.hyp2f1` on cpu.
 /// # Safety
@@ -4202,6 +4354,7 @@ static CUDA_HYP2F1: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32, DType::C64, DType::C64],
         &[DType::F64, DType::F64, DType::F64, DType::C128, DType::C128],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.hyp2f1",
         kernels::IMAGES_HYP2F1,
@@ -4237,6 +4390,7 @@ static CPU_I0: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_i0__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.i0` on cpu.
 /// # Safety
@@ -4252,6 +4406,7 @@ static CUDA_I0: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.i0",
         kernels::IMAGES_I0,
@@ -4282,6 +4437,7 @@ static CPU_I0E: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_i0e__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.i0e` on cpu.
 /// # Safety
@@ -4297,6 +4453,7 @@ static CUDA_I0E: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.i0e",
         kernels::IMAGES_I0E,
@@ -4327,6 +4484,7 @@ static CPU_I1: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_i1__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.i1` on cpu.
 /// # Safety
@@ -4342,6 +4500,7 @@ static CUDA_I1: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.i1",
         kernels::IMAGES_I1,
@@ -4372,6 +4531,7 @@ static CPU_I1E: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_i1e__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.i1e` on cpu.
 /// # Safety
@@ -4387,6 +4547,7 @@ static CUDA_I1E: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.i1e",
         kernels::IMAGES_I1E,
@@ -4417,6 +4578,7 @@ static CPU_INV_BOXCOX: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_inv_boxcox__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.inv_boxcox` on cpu.
 /// # Safety
@@ -4435,6 +4597,7 @@ static CUDA_INV_BOXCOX: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.inv_boxcox",
         kernels::IMAGES_INV_BOXCOX,
@@ -4465,6 +4628,7 @@ static CPU_INV_BOXCOX1P: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_inv_boxcox1p__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.inv_boxcox1p` on cpu.
 /// # Safety
@@ -4483,6 +4647,7 @@ static CUDA_INV_BOXCOX1P: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.inv_boxcox1p",
         kernels::IMAGES_INV_BOXCOX1P,
@@ -4513,6 +4678,7 @@ static CPU_IT2I0K0: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_it2i0k0__d_dd,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.it2i0k0` on cpu.
 /// # Safety
@@ -4537,6 +4703,7 @@ static CPU_IT2J0Y0: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_it2j0y0__d_dd,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.it2j0y0` on cpu.
 /// # Safety
@@ -4561,6 +4728,7 @@ static CPU_IT2STRUVE0: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_it2struve0__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.it2struve0` on cpu.
 /// # Safety
@@ -4585,6 +4753,7 @@ static CPU_ITAIRY: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_itairy__d_dddd,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.itairy` on cpu.
 /// # Safety
@@ -4609,6 +4778,7 @@ static CPU_ITI0K0: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_iti0k0__d_dd,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.iti0k0` on cpu.
 /// # Safety
@@ -4633,6 +4803,7 @@ static CPU_ITJ0Y0: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_itj0y0__d_dd,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.itj0y0` on cpu.
 /// # Safety
@@ -4657,6 +4828,7 @@ static CPU_ITMODSTRUVE0: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_itmodstruve0__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.itmodstruve0` on cpu.
 /// # Safety
@@ -4681,6 +4853,7 @@ static CPU_ITSTRUVE0: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_itstruve0__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.itstruve0` on cpu.
 /// # Safety
@@ -4713,6 +4886,7 @@ static CPU_IV: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_iv__dD_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.iv` on cpu.
 /// # Safety
@@ -4731,6 +4905,7 @@ static CUDA_IV: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.iv",
         kernels::IMAGES_IV,
@@ -4769,6 +4944,7 @@ static CPU_IVE: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_ive__dD_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.ive` on cpu.
 /// # Safety
@@ -4793,6 +4969,7 @@ static CPU_J0: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_j0__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.j0` on cpu.
 /// # Safety
@@ -4808,6 +4985,7 @@ static CUDA_J0: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.j0",
         kernels::IMAGES_J0,
@@ -4838,6 +5016,7 @@ static CPU_J1: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_j1__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.j1` on cpu.
 /// # Safety
@@ -4853,6 +5032,7 @@ static CUDA_J1: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.j1",
         kernels::IMAGES_J1,
@@ -4891,6 +5071,7 @@ static CPU_JV: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_jv__dD_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.jv` on cpu.
 /// # Safety
@@ -4909,6 +5090,7 @@ static CUDA_JV: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.jv",
         kernels::IMAGES_JV,
@@ -4947,6 +5129,7 @@ static CPU_JVE: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_jve__dD_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.jve` on cpu.
 /// # Safety
@@ -4965,6 +5148,7 @@ static CUDA_JVE: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.jve",
         kernels::IMAGES_JVE,
@@ -4995,6 +5179,7 @@ static CPU_K0: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_k0__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.k0` on cpu.
 /// # Safety
@@ -5010,6 +5195,7 @@ static CUDA_K0: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.k0",
         kernels::IMAGES_K0,
@@ -5040,6 +5226,7 @@ static CPU_K0E: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_k0e__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.k0e` on cpu.
 /// # Safety
@@ -5055,6 +5242,7 @@ static CUDA_K0E: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.k0e",
         kernels::IMAGES_K0E,
@@ -5085,6 +5273,7 @@ static CPU_K1: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_k1__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.k1` on cpu.
 /// # Safety
@@ -5100,6 +5289,7 @@ static CUDA_K1: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.k1",
         kernels::IMAGES_K1,
@@ -5130,6 +5320,7 @@ static CPU_K1E: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_k1e__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.k1e` on cpu.
 /// # Safety
@@ -5145,6 +5336,7 @@ static CUDA_K1E: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.k1e",
         kernels::IMAGES_K1E,
@@ -5175,6 +5367,7 @@ static CPU_KEI: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_kei__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.kei` on cpu.
 /// # Safety
@@ -5199,6 +5392,7 @@ static CPU_KEIP: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_keip__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.keip` on cpu.
 /// # Safety
@@ -5223,6 +5417,7 @@ static CPU_KELVIN: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_kelvin__d_DDDD,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.kelvin` on cpu.
 /// # Safety
@@ -5247,6 +5442,7 @@ static CPU_KER: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_ker__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.ker` on cpu.
 /// # Safety
@@ -5271,6 +5467,7 @@ static CPU_KERP: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_kerp__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.kerp` on cpu.
 /// # Safety
@@ -5295,6 +5492,7 @@ static CPU_KL_DIV: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_kl_div__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.kl_div` on cpu.
 /// # Safety
@@ -5313,6 +5511,7 @@ static CUDA_KL_DIV: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.kl_div",
         kernels::IMAGES_KL_DIV,
@@ -5351,6 +5550,7 @@ static CPU_KN: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_kn__ld_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.kn` on cpu.
 /// # Safety
@@ -5375,6 +5575,7 @@ static CPU_KOLMOGI: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_kolmogi__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.kolmogi` on cpu.
 /// # Safety
@@ -5399,6 +5600,7 @@ static CPU_KOLMOGOROV: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_kolmogorov__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.kolmogorov` on cpu.
 /// # Safety
@@ -5431,6 +5633,7 @@ static CPU_KV: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_kv__dD_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.kv` on cpu.
 /// # Safety
@@ -5463,6 +5666,7 @@ static CPU_KVE: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_kve__dD_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.kve` on cpu.
 /// # Safety
@@ -5487,6 +5691,7 @@ static CPU_LAMBERTW: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_lambertw__D_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.lambertw` on cpu.
 /// # Safety
@@ -5502,6 +5707,7 @@ static CUDA_LAMBERTW: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::C64, DType::C64], &[DType::C128, DType::C128]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.lambertw",
         kernels::IMAGES_LAMBERTW,
@@ -5540,6 +5746,7 @@ static CPU_LOG1P: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_log1p__D_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.log1p` on cpu.
 /// # Safety
@@ -5555,6 +5762,7 @@ static CUDA_LOG1P: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.log1p",
         kernels::IMAGES_LOG1P,
@@ -5585,6 +5793,7 @@ static CPU_LOG_EXPIT: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_log_expit__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.log_expit` on cpu.
 /// # Safety
@@ -5600,6 +5809,7 @@ static CUDA_LOG_EXPIT: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.log_expit",
         kernels::IMAGES_LOG_EXPIT,
@@ -5638,6 +5848,7 @@ static CPU_LOG_NDTR: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_log_ndtr__D_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.log_ndtr` on cpu.
 /// # Safety
@@ -5658,6 +5869,7 @@ static CUDA_LOG_NDTR: cuda::Ufunc = cuda::Ufunc {
         &[DType::C64, DType::C64],
         &[DType::C128, DType::C128],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.log_ndtr",
         kernels::IMAGES_LOG_NDTR,
@@ -5693,6 +5905,7 @@ static CPU_LOG_WRIGHT_BESSEL: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_log_wright_bessel__ddd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.log_wright_bessel` on cpu.
 /// # Safety
@@ -5711,6 +5924,7 @@ static CUDA_LOG_WRIGHT_BESSEL: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.log_wright_bessel",
         kernels::IMAGES_LOG_WRIGHT_BESSEL,
@@ -5752,6 +5966,7 @@ static CPU_LOGGAMMA: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_loggamma__D_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.loggamma` on cpu.
 /// # Safety
@@ -5772,6 +5987,7 @@ static CUDA_LOGGAMMA: cuda::Ufunc = cuda::Ufunc {
         &[DType::C64, DType::C64],
         &[DType::C128, DType::C128],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.loggamma",
         kernels::IMAGES_LOGGAMMA,
@@ -5807,6 +6023,7 @@ static CPU_LOGIT: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_logit__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.logit` on cpu.
 /// # Safety
@@ -5822,6 +6039,7 @@ static CUDA_LOGIT: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.logit",
         kernels::IMAGES_LOGIT,
@@ -5852,6 +6070,7 @@ static CPU_LPMV: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_lpmv__ddd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.lpmv` on cpu.
 /// # Safety
@@ -5876,6 +6095,7 @@ static CPU_MATHIEU_A: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_mathieu_a__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.mathieu_a` on cpu.
 /// # Safety
@@ -5900,6 +6120,7 @@ static CPU_MATHIEU_B: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_mathieu_b__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.mathieu_b` on cpu.
 /// # Safety
@@ -5924,6 +6145,7 @@ static CPU_MATHIEU_CEM: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_mathieu_cem__ddd_dd,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.mathieu_cem` on cpu.
 /// # Safety
@@ -5948,6 +6170,7 @@ static CPU_MATHIEU_MODCEM1: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_mathieu_modcem1__ddd_dd,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.mathieu_modcem1` on cpu.
 /// # Safety
@@ -5972,6 +6195,7 @@ static CPU_MATHIEU_MODCEM2: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_mathieu_modcem2__ddd_dd,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.mathieu_modcem2` on cpu.
 /// # Safety
@@ -5996,6 +6220,7 @@ static CPU_MATHIEU_MODSEM1: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_mathieu_modsem1__ddd_dd,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.mathieu_modsem1` on cpu.
 /// # Safety
@@ -6020,6 +6245,7 @@ static CPU_MATHIEU_MODSEM2: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_mathieu_modsem2__ddd_dd,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.mathieu_modsem2` on cpu.
 /// # Safety
@@ -6044,6 +6270,7 @@ static CPU_MATHIEU_SEM: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_mathieu_sem__ddd_dd,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.mathieu_sem` on cpu.
 /// # Safety
@@ -6068,6 +6295,7 @@ static CPU_MODFRESNELM: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_modfresnelm__d_DD,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.modfresnelm` on cpu.
 /// # Safety
@@ -6092,6 +6320,7 @@ static CPU_MODFRESNELP: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_modfresnelp__d_DD,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.modfresnelp` on cpu.
 /// # Safety
@@ -6116,6 +6345,7 @@ static CPU_MODSTRUVE: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_modstruve__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.modstruve` on cpu.
 /// # Safety
@@ -6148,6 +6378,7 @@ static CPU_NBDTR: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_nbdtr__lld_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.nbdtr` on cpu.
 /// # Safety
@@ -6168,6 +6399,7 @@ static CUDA_NBDTR: cuda::Ufunc = cuda::Ufunc {
         &[DType::S32, DType::S32, DType::F64, DType::F64],
         &[DType::S64, DType::S64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.nbdtr",
         kernels::IMAGES_NBDTR,
@@ -6211,6 +6443,7 @@ static CPU_NBDTRC: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_nbdtrc__lld_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.nbdtrc` on cpu.
 /// # Safety
@@ -6231,6 +6464,7 @@ static CUDA_NBDTRC: cuda::Ufunc = cuda::Ufunc {
         &[DType::S32, DType::S32, DType::F64, DType::F64],
         &[DType::S64, DType::S64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.nbdtrc",
         kernels::IMAGES_NBDTRC,
@@ -6274,6 +6508,7 @@ static CPU_NBDTRI: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_nbdtri__lld_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.nbdtri` on cpu.
 /// # Safety
@@ -6294,6 +6529,7 @@ static CUDA_NBDTRI: cuda::Ufunc = cuda::Ufunc {
         &[DType::S32, DType::S32, DType::F64, DType::F64],
         &[DType::S64, DType::S64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.nbdtri",
         kernels::IMAGES_NBDTRI,
@@ -6337,6 +6573,7 @@ static CPU_NDTR: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_ndtr__D_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.ndtr` on cpu.
 /// # Safety
@@ -6357,6 +6594,7 @@ static CUDA_NDTR: cuda::Ufunc = cuda::Ufunc {
         &[DType::C64, DType::C64],
         &[DType::C128, DType::C128],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.ndtr",
         kernels::IMAGES_NDTR,
@@ -6392,6 +6630,7 @@ static CPU_NDTRI: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_ndtri__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.ndtri` on cpu.
 /// # Safety
@@ -6407,6 +6646,7 @@ static CUDA_NDTRI: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.ndtri",
         kernels::IMAGES_NDTRI,
@@ -6437,6 +6677,7 @@ static CPU_NDTRI_EXP: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_ndtri_exp__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.ndtri_exp` on cpu.
 /// # Safety
@@ -6452,6 +6693,7 @@ static CUDA_NDTRI_EXP: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.ndtri_exp",
         kernels::IMAGES_NDTRI_EXP,
@@ -6482,6 +6724,7 @@ static CPU_NRDTRIMN: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_nrdtrimn__ddd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.nrdtrimn` on cpu.
 /// # Safety
@@ -6500,6 +6743,7 @@ static CUDA_NRDTRIMN: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.nrdtrimn",
         kernels::IMAGES_NRDTRIMN,
@@ -6530,6 +6774,7 @@ static CPU_NRDTRISD: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_nrdtrisd__ddd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.nrdtrisd` on cpu.
 /// # Safety
@@ -6548,6 +6793,7 @@ static CUDA_NRDTRISD: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.nrdtrisd",
         kernels::IMAGES_NRDTRISD,
@@ -6578,6 +6824,7 @@ static CPU_OWENS_T: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_owens_t__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.owens_t` on cpu.
 /// # Safety
@@ -6596,6 +6843,7 @@ static CUDA_OWENS_T: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.owens_t",
         kernels::IMAGES_OWENS_T,
@@ -6626,6 +6874,7 @@ static CPU_PBDV: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_pbdv__dd_dd,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.pbdv` on cpu.
 /// # Safety
@@ -6650,6 +6899,7 @@ static CPU_PBVV: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_pbvv__dd_dd,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.pbvv` on cpu.
 /// # Safety
@@ -6674,6 +6924,7 @@ static CPU_PBWA: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_pbwa__dd_dd,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.pbwa` on cpu.
 /// # Safety
@@ -6698,6 +6949,7 @@ static CPU_PDTR: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_pdtr__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.pdtr` on cpu.
 /// # Safety
@@ -6716,6 +6968,7 @@ static CUDA_PDTR: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.pdtr",
         kernels::IMAGES_PDTR,
@@ -6746,6 +6999,7 @@ static CPU_PDTRC: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_pdtrc__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.pdtrc` on cpu.
 /// # Safety
@@ -6764,6 +7018,7 @@ static CUDA_PDTRC: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.pdtrc",
         kernels::IMAGES_PDTRC,
@@ -6802,6 +7057,7 @@ static CPU_PDTRI: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_pdtri__ld_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.pdtri` on cpu.
 /// # Safety
@@ -6822,6 +7078,7 @@ static CUDA_PDTRI: cuda::Ufunc = cuda::Ufunc {
         &[DType::S32, DType::F64, DType::F64],
         &[DType::S64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.pdtri",
         kernels::IMAGES_PDTRI,
@@ -6857,6 +7114,7 @@ static CPU_POCH: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_poch__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.poch` on cpu.
 /// # Safety
@@ -6875,6 +7133,7 @@ static CUDA_POCH: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.poch",
         kernels::IMAGES_POCH,
@@ -6891,6 +7150,178 @@ pub unsafe extern "C" fn bg_jax_xsf_poch_cuda(
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_POCH)
 }
+static CPU_POISSON_BINOM_CDF_ALL: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.poisson_binom_cdf_all",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_poisson_binom_cdf_all__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_poisson_binom_cdf_all__d_d,
+        },
+    ],
+    core: Some(
+        &gufunc::Signature {
+            text: "(n)->(n+1)",
+            operands: &[
+                &[
+                    gufunc::Dim {
+                        name: Some(0usize),
+                        add: 0i64,
+                    },
+                ],
+                &[
+                    gufunc::Dim {
+                        name: Some(0usize),
+                        add: 1i64,
+                    },
+                ],
+            ],
+        },
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.poisson_binom_cdf_all` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_poisson_binom_cdf_all_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_POISSON_BINOM_CDF_ALL)
+}
+static CUDA_POISSON_BINOM_CDF_ALL: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.poisson_binom_cdf_all",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: Some(
+        &gufunc::Signature {
+            text: "(n)->(n+1)",
+            operands: &[
+                &[
+                    gufunc::Dim {
+                        name: Some(0usize),
+                        add: 0i64,
+                    },
+                ],
+                &[
+                    gufunc::Dim {
+                        name: Some(0usize),
+                        add: 1i64,
+                    },
+                ],
+            ],
+        },
+    ),
+    module: cuda::module::Module::new(
+        "jax_xsf.poisson_binom_cdf_all",
+        kernels::IMAGES_POISSON_BINOM_CDF_ALL,
+        &[
+            c"bg_jax_xsf_poisson_binom_cdf_all__f_f",
+            c"bg_jax_xsf_poisson_binom_cdf_all__d_d",
+        ],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.poisson_binom_cdf_all` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_poisson_binom_cdf_all_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_POISSON_BINOM_CDF_ALL)
+}
+static CPU_POISSON_BINOM_PMF_ALL: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.poisson_binom_pmf_all",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_poisson_binom_pmf_all__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_poisson_binom_pmf_all__d_d,
+        },
+    ],
+    core: Some(
+        &gufunc::Signature {
+            text: "(n)->(n+1)",
+            operands: &[
+                &[
+                    gufunc::Dim {
+                        name: Some(0usize),
+                        add: 0i64,
+                    },
+                ],
+                &[
+                    gufunc::Dim {
+                        name: Some(0usize),
+                        add: 1i64,
+                    },
+                ],
+            ],
+        },
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.poisson_binom_pmf_all` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_poisson_binom_pmf_all_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_POISSON_BINOM_PMF_ALL)
+}
+static CUDA_POISSON_BINOM_PMF_ALL: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.poisson_binom_pmf_all",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: Some(
+        &gufunc::Signature {
+            text: "(n)->(n+1)",
+            operands: &[
+                &[
+                    gufunc::Dim {
+                        name: Some(0usize),
+                        add: 0i64,
+                    },
+                ],
+                &[
+                    gufunc::Dim {
+                        name: Some(0usize),
+                        add: 1i64,
+                    },
+                ],
+            ],
+        },
+    ),
+    module: cuda::module::Module::new(
+        "jax_xsf.poisson_binom_pmf_all",
+        kernels::IMAGES_POISSON_BINOM_PMF_ALL,
+        &[
+            c"bg_jax_xsf_poisson_binom_pmf_all__f_f",
+            c"bg_jax_xsf_poisson_binom_pmf_all__d_d",
+        ],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.poisson_binom_pmf_all` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_poisson_binom_pmf_all_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_POISSON_BINOM_PMF_ALL)
+}
 static CPU_PSEUDO_HUBER: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.pseudo_huber",
     nin: 2usize,
@@ -6905,6 +7336,7 @@ static CPU_PSEUDO_HUBER: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_pseudo_huber__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.pseudo_huber` on cpu.
 /// # Safety
@@ -6923,6 +7355,7 @@ static CUDA_PSEUDO_HUBER: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.pseudo_huber",
         kernels::IMAGES_PSEUDO_HUBER,
@@ -6953,6 +7386,7 @@ static CPU_RADIAN: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_radian__ddd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.radian` on cpu.
 /// # Safety
@@ -6971,6 +7405,7 @@ static CUDA_RADIAN: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.radian",
         kernels::IMAGES_RADIAN,
@@ -7001,6 +7436,7 @@ static CPU_REL_ENTR: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_rel_entr__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.rel_entr` on cpu.
 /// # Safety
@@ -7019,6 +7455,7 @@ static CUDA_REL_ENTR: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.rel_entr",
         kernels::IMAGES_REL_ENTR,
@@ -7057,6 +7494,7 @@ static CPU_RGAMMA: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_rgamma__D_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.rgamma` on cpu.
 /// # Safety
@@ -7077,6 +7515,7 @@ static CUDA_RGAMMA: cuda::Ufunc = cuda::Ufunc {
         &[DType::C64, DType::C64],
         &[DType::C128, DType::C128],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.rgamma",
         kernels::IMAGES_RGAMMA,
@@ -7112,6 +7551,7 @@ static CPU_ROUND: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_round__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.round` on cpu.
 /// # Safety
@@ -7127,6 +7567,7 @@ static CUDA_ROUND: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.round",
         kernels::IMAGES_ROUND,
@@ -7165,6 +7606,7 @@ static CPU_SHICHI: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_shichi__D_DD,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.shichi` on cpu.
 /// # Safety
@@ -7185,6 +7627,7 @@ static CUDA_SHICHI: cuda::Ufunc = cuda::Ufunc {
         &[DType::C64, DType::C64, DType::C64],
         &[DType::C128, DType::C128, DType::C128],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.shichi",
         kernels::IMAGES_SHICHI,
@@ -7228,6 +7671,7 @@ static CPU_SICI: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_sici__D_DD,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.sici` on cpu.
 /// # Safety
@@ -7248,6 +7692,7 @@ static CUDA_SICI: cuda::Ufunc = cuda::Ufunc {
         &[DType::C64, DType::C64, DType::C64],
         &[DType::C128, DType::C128, DType::C128],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.sici",
         kernels::IMAGES_SICI,
@@ -7283,6 +7728,7 @@ static CPU_SINDG: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_sindg__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.sindg` on cpu.
 /// # Safety
@@ -7298,6 +7744,7 @@ static CUDA_SINDG: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.sindg",
         kernels::IMAGES_SINDG,
@@ -7336,6 +7783,7 @@ static CPU_SMIRNOV: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_smirnov__ld_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.smirnov` on cpu.
 /// # Safety
@@ -7368,6 +7816,7 @@ static CPU_SMIRNOVI: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_smirnovi__ld_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.smirnovi` on cpu.
 /// # Safety
@@ -7400,6 +7849,7 @@ static CPU_SPENCE: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_spence__D_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.spence` on cpu.
 /// # Safety
@@ -7420,6 +7870,7 @@ static CUDA_SPENCE: cuda::Ufunc = cuda::Ufunc {
         &[DType::C64, DType::C64],
         &[DType::C128, DType::C128],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.spence",
         kernels::IMAGES_SPENCE,
@@ -7479,6 +7930,7 @@ static CPU_SPHERICAL_IN: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_spherical_in__lD_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.spherical_in` on cpu.
 /// # Safety
@@ -7527,6 +7979,7 @@ static CPU_SPHERICAL_JN: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_spherical_jn__lD_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.spherical_jn` on cpu.
 /// # Safety
@@ -7575,6 +8028,7 @@ static CPU_SPHERICAL_YN: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_spherical_yn__lD_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.spherical_yn` on cpu.
 /// # Safety
@@ -7599,6 +8053,7 @@ static CPU_STDTR: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_stdtr__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.stdtr` on cpu.
 /// # Safety
@@ -7617,6 +8072,7 @@ static CUDA_STDTR: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.stdtr",
         kernels::IMAGES_STDTR,
@@ -7647,6 +8103,7 @@ static CPU_STDTRIT: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_stdtrit__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.stdtrit` on cpu.
 /// # Safety
@@ -7665,6 +8122,7 @@ static CUDA_STDTRIT: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.stdtrit",
         kernels::IMAGES_STDTRIT,
@@ -7695,6 +8153,7 @@ static CPU_STRUVE: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_struve__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.struve` on cpu.
 /// # Safety
@@ -7719,6 +8178,7 @@ static CPU_TANDG: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_tandg__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.tandg` on cpu.
 /// # Safety
@@ -7734,6 +8194,7 @@ static CUDA_TANDG: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.tandg",
         kernels::IMAGES_TANDG,
@@ -7764,6 +8225,7 @@ static CPU_TUKEYLAMBDACDF: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_tukeylambdacdf__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.tukeylambdacdf` on cpu.
 /// # Safety
@@ -7782,6 +8244,7 @@ static CUDA_TUKEYLAMBDACDF: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.tukeylambdacdf",
         kernels::IMAGES_TUKEYLAMBDACDF,
@@ -7812,6 +8275,7 @@ static CPU_VOIGT_PROFILE: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_voigt_profile__ddd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.voigt_profile` on cpu.
 /// # Safety
@@ -7830,6 +8294,7 @@ static CUDA_VOIGT_PROFILE: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.voigt_profile",
         kernels::IMAGES_VOIGT_PROFILE,
@@ -7860,6 +8325,7 @@ static CPU_WOFZ: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_wofz__D_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.wofz` on cpu.
 /// # Safety
@@ -7875,6 +8341,7 @@ static CUDA_WOFZ: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::C64, DType::C64], &[DType::C128, DType::C128]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.wofz",
         kernels::IMAGES_WOFZ,
@@ -7905,6 +8372,7 @@ static CPU_WRIGHT_BESSEL: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_wright_bessel__ddd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.wright_bessel` on cpu.
 /// # Safety
@@ -7923,6 +8391,7 @@ static CUDA_WRIGHT_BESSEL: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.wright_bessel",
         kernels::IMAGES_WRIGHT_BESSEL,
@@ -7961,6 +8430,7 @@ static CPU_XLOG1PY: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_xlog1py__DD_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.xlog1py` on cpu.
 /// # Safety
@@ -7979,6 +8449,7 @@ static CUDA_XLOG1PY: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.xlog1py",
         kernels::IMAGES_XLOG1PY,
@@ -8017,6 +8488,7 @@ static CPU_XLOGY: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_xlogy__DD_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.xlogy` on cpu.
 /// # Safety
@@ -8035,6 +8507,7 @@ static CUDA_XLOGY: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.xlogy",
         kernels::IMAGES_XLOGY,
@@ -8065,6 +8538,7 @@ static CPU_Y0: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_y0__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.y0` on cpu.
 /// # Safety
@@ -8080,6 +8554,7 @@ static CUDA_Y0: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.y0",
         kernels::IMAGES_Y0,
@@ -8110,6 +8585,7 @@ static CPU_Y1: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_y1__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.y1` on cpu.
 /// # Safety
@@ -8125,6 +8601,7 @@ static CUDA_Y1: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.y1",
         kernels::IMAGES_Y1,
@@ -8163,6 +8640,7 @@ static CPU_YN: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_yn__ld_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.yn` on cpu.
 /// # Safety
@@ -8183,6 +8661,7 @@ static CUDA_YN: cuda::Ufunc = cuda::Ufunc {
         &[DType::S32, DType::F64, DType::F64],
         &[DType::S64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.yn",
         kernels::IMAGES_YN,
@@ -8226,6 +8705,7 @@ static CPU_YV: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_yv__dD_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.yv` on cpu.
 /// # Safety
@@ -8244,6 +8724,7 @@ static CUDA_YV: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.yv",
         kernels::IMAGES_YV,
@@ -8282,6 +8763,7 @@ static CPU_YVE: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_yve__dD_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.yve` on cpu.
 /// # Safety
@@ -8300,6 +8782,7 @@ static CUDA_YVE: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.yve",
         kernels::IMAGES_YVE,
@@ -8330,6 +8813,7 @@ static CPU_ZETA: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_zeta__dd_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.zeta` on cpu.
 /// # Safety
@@ -8348,6 +8832,7 @@ static CUDA_ZETA: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.zeta",
         kernels::IMAGES_ZETA,
@@ -8378,6 +8863,7 @@ static CPU_ZETAC: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_xsf_zetac__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.zetac` on cpu.
 /// # Safety
@@ -8393,6 +8879,7 @@ static CUDA_ZETAC: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_xsf.zetac",
         kernels::IMAGES_ZETAC,
@@ -8413,7 +8900,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:4d34d0d369baf703; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:ce258505f003f84d; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.

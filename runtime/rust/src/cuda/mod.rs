@@ -13,6 +13,7 @@ use crate::broadcast::Broadcast;
 use crate::elementwise;
 use crate::ffi::{XLA_FFI_CallFrame, XLA_FFI_Error, COMMAND_BUFFER_COMPATIBLE};
 use crate::frame::{entry_staged, Call, FfiError};
+use crate::gufunc::Signature;
 use driver::*;
 use module::{ContextGuard, Loaded, Module};
 use std::ffi::c_void;
@@ -25,6 +26,8 @@ pub struct Ufunc {
     pub nin: usize,
     pub nout: usize,
     pub loops: &'static [&'static [DType]],
+    /// Core dimensions, for a generalized ufunc.
+    pub core: Option<&'static Signature>,
     pub module: Module,
 }
 
@@ -98,9 +101,21 @@ fn module_for(uf: &Ufunc, ordinal: i32, stream: CUstream) -> Result<&Loaded, Ffi
 fn execute(call: &Call, uf: &Ufunc) -> Result<(), FfiError> {
     let bufs = elementwise::operands(call, uf.nin, uf.nout)?;
     let index = elementwise::find_loop(uf.loops, |l| l, &bufs, uf.nin)?;
-    let shape = elementwise::output_shape(&bufs, uf.nin)?;
-    let dims: Vec<&[i64]> = bufs.iter().map(|b| b.dims).collect();
-    let broadcast = Broadcast::new(&dims, &shape, uf.nin)?;
+    // A generalized ufunc's kernel also takes every operand's core extents (after the
+    // geometry), and its geometry counts whole core blocks.
+    let mut core = [0i64; crate::abi::MAX_CORE_DIMS];
+    let broadcast = match uf.core {
+        None => {
+            let shape = elementwise::output_shape(&bufs, uf.nin)?;
+            let dims: Vec<&[i64]> = bufs.iter().map(|b| b.dims).collect();
+            Broadcast::new(&dims, &shape, uf.nin)?
+        }
+        Some(sig) => {
+            let layout = sig.layout(&bufs, uf.nin)?;
+            core[..layout.core.len()].copy_from_slice(&layout.core);
+            layout.outer
+        }
+    };
     let n = broadcast.total();
     if n == 0 {
         return Ok(());
@@ -113,8 +128,11 @@ fn execute(call: &Call, uf: &Ufunc) -> Result<(), FfiError> {
     let mut ptrs: Vec<*mut c_void> = bufs.iter().map(|b| b.data as *mut c_void).collect();
     // cuLaunchKernel takes a pointer to each argument: the geometry struct, then the
     // operand pointers.
-    let mut params: Vec<*mut c_void> = Vec::with_capacity(1 + ptrs.len());
+    let mut params: Vec<*mut c_void> = Vec::with_capacity(2 + ptrs.len());
     params.push(geom.as_mut_ptr() as *mut c_void);
+    if uf.core.is_some() {
+        params.push(core.as_mut_ptr() as *mut c_void);
+    }
     params.extend(ptrs.iter_mut().map(|p| p as *mut *mut c_void as *mut c_void));
     let d = Driver::get()?;
     // SAFETY: the module's context is a retained primary context.
@@ -122,13 +140,14 @@ fn execute(call: &Call, uf: &Ufunc) -> Result<(), FfiError> {
     if elementwise::poison_outputs() {
         let outs = bufs[uf.nin..].iter().zip(&uf.loops[index][uf.nin..]);
         for (b, t) in outs.filter(|(b, _)| elementwise::may_poison(&bufs, uf.nin, b)) {
-            let bytes = n as usize * t.size();
+            let bytes = b.len().max(0) as usize * t.size();
             // SAFETY: an output buffer of this call, `bytes` long, on this call's stream.
             d.check(unsafe { (d.cuMemsetD8Async)(b.data as u64, 0xFF, bytes, stream) }, "cuMemsetD8Async")?;
         }
     }
-    // SAFETY: the kernel's parameters are (Geometry<nin>, nin input pointers, nout output
-    // pointers), matching `params`; buffers are XLA's for this call on this stream.
+    // SAFETY: the kernel's parameters are (Geometry<nin>, core extents for a generalized
+    // ufunc, nin input pointers, nout output pointers), matching `params`; buffers are XLA's
+    // for this call on this stream.
     let rc = unsafe {
         (d.cuLaunchKernel)(
             kernel.function,

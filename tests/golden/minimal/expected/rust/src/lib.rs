@@ -3,7 +3,7 @@
 #[allow(unused_imports)]
 use bridgegen_runtime::ffi::{XLA_FFI_CallFrame, XLA_FFI_Error};
 #[allow(unused_imports)]
-use bridgegen_runtime::{cpu, cuda, DType};
+use bridgegen_runtime::{cpu, cuda, gufunc, DType};
 /// Kernel images embedded by the build script (empty without NVRTC output).
 mod kernels {
     #![allow(dead_code, unused_imports)]
@@ -46,6 +46,7 @@ static CPU_DIGAMMA: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_minimal_digamma__D_D,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_minimal.digamma` on cpu.
 /// # Safety
@@ -61,6 +62,7 @@ static CUDA_DIGAMMA: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F64, DType::F64], &[DType::C128, DType::C128]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_minimal.digamma",
         kernels::IMAGES_DIGAMMA,
@@ -91,6 +93,7 @@ static CPU_GAMMALN: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_minimal_gammaln__d_d,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_minimal.gammaln` on cpu.
 /// # Safety
@@ -106,6 +109,7 @@ static CUDA_GAMMALN: cuda::Ufunc = cuda::Ufunc {
     nin: 1usize,
     nout: 1usize,
     loops: &[&[DType::F32, DType::F32], &[DType::F64, DType::F64]],
+    core: None,
     module: cuda::module::Module::new(
         "jax_minimal.gammaln",
         kernels::IMAGES_GAMMALN,

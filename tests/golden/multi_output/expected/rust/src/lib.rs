@@ -3,7 +3,7 @@
 #[allow(unused_imports)]
 use bridgegen_runtime::ffi::{XLA_FFI_CallFrame, XLA_FFI_Error};
 #[allow(unused_imports)]
-use bridgegen_runtime::{cpu, cuda, DType};
+use bridgegen_runtime::{cpu, cuda, gufunc, DType};
 /// Kernel images embedded by the build script (empty without NVRTC output).
 mod kernels {
     #![allow(dead_code, unused_imports)]
@@ -38,6 +38,7 @@ static CPU_SICI: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_multi_sici__d_dd,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_multi.sici` on cpu.
 /// # Safety
@@ -56,6 +57,7 @@ static CUDA_SICI: cuda::Ufunc = cuda::Ufunc {
         &[DType::F32, DType::F32, DType::F32],
         &[DType::F64, DType::F64, DType::F64],
     ],
+    core: None,
     module: cuda::module::Module::new(
         "jax_multi.sici",
         kernels::IMAGES_SICI,
@@ -86,6 +88,7 @@ static CPU_SPHERICAL_JN: cpu::Ufunc = cpu::Ufunc {
             kernel: bg_jax_multi_spherical_jn__if_f,
         },
     ],
+    core: None,
 };
 /// XLA FFI handler for `bridgegen.jax_multi.spherical_jn` on cpu.
 /// # Safety
