@@ -1,4 +1,4 @@
-"""The statistics functions of issue 17 on the GPU: the bridge against eager
+"""The statistics and other device functions of issue 17 on the GPU: the bridge against eager
 cupyx.scipy.special and jax.scipy.special, back to back (10 calls, one wait) at 2^22
 elements, float32 and float64. Run on the GPU machine: `python bench/stats_gpu.py`.
 Prints the run's environment and a markdown table (ratios within this run only).
@@ -35,6 +35,17 @@ CASES = {
     "expn": [("int", 0, 10), (0.0, 10.0)],
     "stdtr": [(1.0, 50.0), (-5.0, 5.0)],
     "stdtrit": [(1.0, 50.0), (0.0, 1.0)],
+    # Device functions added after the first run (real-order Bessel through cephes, CUDA's
+    # math library for log1p/expm1/xlogy, the std:: shim for entr/boxcox).
+    "jv": [(0.0, 20.0), (0.0, 50.0)],
+    "yv": [(0.0, 20.0), (0.1, 50.0)],
+    "iv": [(0.0, 20.0), (0.0, 50.0)],
+    "yn": [("int", 0, 20), (0.1, 50.0)],
+    "log1p": [(-0.9, 10.0)],
+    "expm1": [(-5.0, 5.0)],
+    "xlogy": [(0.0, 10.0), (0.1, 10.0)],
+    "entr": [(0.0, 10.0)],
+    "boxcox": [(0.1, 10.0), (-2.0, 2.0)],
 }
 
 

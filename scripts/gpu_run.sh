@@ -4,7 +4,7 @@
 # the GPU tests, the GPU tests again under compute-sanitizer's memcheck (a subset: it is
 # slow), and the GPU benchmark with its plot. Logs and results go to $OUT (default
 # gpu-results/). See docs/gpu.md.
-#   usage: bash scripts/gpu_run.sh [tests|contract|sanitizer|bench|loop]...   (default: tests contract sanitizer bench)
+#   usage: bash scripts/gpu_run.sh [tests|contract|sanitizer|bench|stats|loop]...   (default: tests contract sanitizer bench)
 set -uo pipefail
 source "$(dirname "$0")/gpu_site.sh"
 export BRIDGEGEN_REQUIRE_GPU=1
@@ -36,6 +36,11 @@ for step in "${steps[@]}"; do
             tests/python/test_sharding.py 2>&1 | tee "$OUT/contract-tests.log" | tail -n 40
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
         ;;
+    stats)
+        # Issue 17's device functions against eager cupyx and jax.scipy (docs/benchmarks.md).
+        python3 bench/stats_gpu.py 2>&1 | tee "$OUT/bench-stats.log"
+        [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+        ;;
     loop)
         # Chained bridged calls in a loop against native ops (the in-place default).
         python3 bench/loop_alias.py 2>&1 | tee "$OUT/bench-loop.log"
@@ -46,8 +51,8 @@ for step in "${steps[@]}"; do
         # replay of delegated calls, and delegation's kept-view and call-site-lifetime cases.
         BRIDGEGEN_POISON_OUTPUTS=1 compute-sanitizer --tool memcheck --error-exitcode 86 --target-processes all \
             python3 -m pytest -q -m gpu -p no:cacheprovider -o addopts="" tests/python/test_gpu.py tests/python/test_lazy.py \
-            tests/python/test_delegation_safety.py \
-            -k "shapes_and_broadcasting or transposed or scan_and_fori or same_function or ordinal or graph_safe or kept or never_lose" \
+            tests/python/test_delegation_safety.py tests/python/test_gufunc.py \
+            -k "shapes_and_broadcasting or transposed or scan_and_fori or same_function or ordinal or graph_safe or kept or never_lose or gpu_matches_scipy_and_the_host" \
             > "$OUT/sanitizer.log" 2>&1 || status=1
         # The whole log stays in $OUT (each error's kind and host frames); the end here.
         tail -n 40 "$OUT/sanitizer.log"
