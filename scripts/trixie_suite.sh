@@ -42,6 +42,8 @@ mountpoint -q "$ROOTFS/proc" || { mount -t proc proc "$ROOTFS/proc"; mounts+=("$
 
 # requirements/dev.txt with this jax and jaxlib (the rest pinned as for Python 3.11).
 sed -E "s/^(jax|jaxlib)==.*/\1==$V/" requirements/dev.txt >"$ROOTFS/tmp/requirements-$V.txt"
+# The pytest arguments, quoted, so that `-k "a or b"` reaches pytest as one argument.
+printf '%q ' "$@" >"$ROOTFS/tmp/pytest-args-$V"
 chroot "$ROOTFS" env -i HOME=/root PATH=/usr/bin:/bin bash -c "
     set -euo pipefail
     venv=/venv-$V
@@ -56,6 +58,7 @@ chroot "$ROOTFS" env -i HOME=/root PATH=/usr/bin:/bin bash -c "
     cd $REPO
     python -c 'import sys, jax, jaxlib; print(\"python\", sys.version.split()[0], \"jax\", jax.__version__, \"jaxlib\", jaxlib.__version__)'
     for s in specs/*.toml; do target/release/bridgegen build \$s --install --quiet --cuda-arch none --out /tmp/dist-$V; done
-    PATH=$REPO/target/release:\$PATH python -m pytest -q -p no:cacheprovider tests/python $*
+    eval set -- \$(cat /tmp/pytest-args-$V)
+    PATH=$REPO/target/release:\$PATH python -m pytest -q -p no:cacheprovider tests/python \"\$@\"
 " 2>&1 | tee "$LOG"
 exit "${PIPESTATUS[0]}"

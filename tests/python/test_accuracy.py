@@ -49,6 +49,15 @@ SCIPY_DIFFERS = {
     "nrdtrisd": [("p", 0.5, "SciPy's root search stops near 1e17 where the standard deviation is infinite")],
 }
 
+# Where CuPy 14.2's xsf computes otherwise than SciPy's newer copy (docs/spec.md, Known
+# differences): name -> (why, mask over the arguments of the points left out).
+XSF_DIFFERS = {
+    "hyp2f1": (
+        "a or b = 0 with a NaN argument: this xsf's complex hyp2f1 returns NaN, SciPy's 1",
+        lambda a, b, c, z: ((a == 0) | (b == 0)) & (np.isnan(a) | np.isnan(b) | np.isnan(c) | np.isnan(z)),
+    ),
+}
+
 
 def test_scipy_exceptions_are_what_the_math_says():
     assert float(jax_xsf.stdtrit(1.0, 0.0)) == -np.inf and float(jax_xsf.stdtrit(1.0, 1.0)) == np.inf
@@ -217,6 +226,9 @@ def check_against_scipy(name, sig, platform):
     for arg, value, _why in SCIPY_DIFFERS.get(name, ()):
         # Documented: where SciPy's value is wrong, compare elsewhere (test_scipy_exceptions...).
         keep = args[u["inputs"].index(arg)] != value
+        args = [a[keep] for a in args]
+    if name in XSF_DIFFERS and any(a.dtype.kind == "c" for a in args):
+        keep = ~XSF_DIFFERS[name][1](*args)
         args = [a[keep] for a in args]
     device = jax.devices(platform)[0]
     got = jax.jit(getattr(jax_xsf, name))(*jax.device_put(args, device))
