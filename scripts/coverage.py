@@ -23,6 +23,9 @@ import numpy as np
 import scipy
 import scipy.special
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import spec_toml  # noqa: E402
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "coverage.md"
 DATA = ROOT / "scripts" / "coverage"
@@ -42,7 +45,7 @@ def spec_functions() -> dict[str, dict]:
     """SciPy name -> the spec entry computing it (first spec wins)."""
     out: dict[str, dict] = {}
     for spec in sorted((ROOT / "specs").glob("*.toml")):
-        data = tomllib.loads(spec.read_text())
+        data = spec_toml.load(spec)
         default = data.get("defaults", {}).get("platforms", ["cpu", "cuda"])
         for u in data.get("ufunc", []):
             path = u.get("scipy", "")
@@ -110,7 +113,7 @@ def generalized() -> list[str]:
     """The spec's generalized ufuncs (core dimensions): none is a public scipy.special ufunc."""
     rows = []
     for spec in sorted((ROOT / "specs").glob("*.toml")):
-        data = tomllib.loads(spec.read_text())
+        data = spec_toml.load(spec)
         default = data.get("defaults", {}).get("platforms", ["cpu", "cuda"])
         for u in data.get("ufunc", []):
             if "signature" in u:

@@ -41,20 +41,43 @@ use error::Error;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
-/// Parse and check a spec from text. `origin` names it in diagnostics.
+/// Parse and check a spec from text. `origin` names it in diagnostics; files it includes
+/// are read relative to `origin`'s directory.
 pub fn load_str(origin: &str, source: &str) -> Result<ir::Package, Error> {
     load_str_in(origin, source, None)
 }
 
 /// As `load_str`, also checking that every header exists under `headers_root`.
 pub fn load_str_in(origin: &str, source: &str, headers_root: Option<&Path>) -> Result<ir::Package, Error> {
+    let dir = Path::new(origin).parent().unwrap_or(Path::new(""));
+    load_source(origin, source, dir, headers_root)
+}
+
+/// Parse and check a spec from text, reading the files it includes under `dir`; each
+/// is named in diagnostics and `#line` as `origin`'s directory joined with its path.
+pub fn load_source(origin: &str, source: &str, dir: &Path, headers_root: Option<&Path>) -> Result<ir::Package, Error> {
+    let mut sources = diag::SourceMap::default();
+    sources.add(origin, source);
+    let shown_dir = origin.rsplit_once('/').map(|(d, _)| format!("{d}/")).unwrap_or_default();
+    let read = |rel: &str| {
+        let path = dir.join(rel);
+        std::fs::read_to_string(&path).map(|t| (format!("{shown_dir}{rel}"), t)).map_err(|e| e.to_string())
+    };
     let mut diags = diag::Diagnostics::default();
-    let hash = format!("{:x}", Sha256::digest(source.replace("\r\n", "\n").as_bytes()));
-    let lowered = spec::parse(source, &mut diags)
-        .and_then(|raw| ir::lower::lower(raw, origin, source, hash, &mut diags, headers_root));
+    let raw = spec::parse(&mut sources, &read, &mut diags);
+    // Every file's text (CRLF as LF); a spec without includes hashes as its own text did.
+    let mut hash = Sha256::new();
+    for (k, f) in sources.files.iter().enumerate() {
+        if k > 0 {
+            hash.update(format!("\0{}\0", &f.origin[shown_dir.len()..]).as_bytes());
+        }
+        hash.update(sources.text_of(f).replace("\r\n", "\n").as_bytes());
+    }
+    let hash = format!("{:x}", hash.finalize());
+    let lowered = raw.and_then(|raw| ir::lower::lower(raw, &sources, hash, &mut diags, headers_root));
     match lowered {
         Some(pkg) if diags.is_empty() => Ok(pkg),
-        _ => Err(Error::Spec(diags.render(origin, source))),
+        _ => Err(Error::Spec(diags.render(&sources))),
     }
 }
 
@@ -68,7 +91,7 @@ pub fn load(path: &Path) -> Result<ir::Package, Error> {
 /// Parse and check a spec file, headers checked under `headers_root`.
 pub fn load_in(path: &Path, headers_root: Option<&Path>) -> Result<ir::Package, Error> {
     let source = fs::read(path)?;
-    load_str_in(&display_path(path), &source, headers_root)
+    load_source(&display_path(path), &source, path.parent().unwrap_or(Path::new("")), headers_root)
 }
 
 /// How a spec path is shown in banners and diagnostics: relative to the working directory

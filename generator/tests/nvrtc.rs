@@ -72,7 +72,6 @@ fn compile(
 
 #[test]
 fn a_compile_error_names_the_function_and_shows_the_log() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let tools = python::cuda_tools().unwrap();
     if tools.nvrtc.is_none() || tools.cupy_include.is_none() {
         return; // reported by the test above

@@ -23,7 +23,8 @@ fn render(path: &Path) -> String {
     let source = std::fs::read_to_string(path).unwrap();
     // `# headers-root: DIR` (first line): headers are checked to exist under tests/ui/DIR.
     let root = source.lines().next().and_then(|l| l.strip_prefix("# headers-root: ")).map(|d| ui_dir().join(d.trim()));
-    match bridgegen::load_str_in(&origin, &source, root.as_deref()) {
+    // Included files (tests/ui/parts/) are read from tests/ui.
+    match bridgegen::load_source(&origin, &source, &ui_dir(), root.as_deref()) {
         Ok(_) => "no errors\n".to_string(),
         Err(e) => format!("{e}\n"),
     }
@@ -96,7 +97,9 @@ impl Lcg {
 #[test]
 fn mangled_specs_never_panic() {
     let mut sources: Vec<String> = cases().iter().map(|p| std::fs::read_to_string(p).unwrap()).collect();
-    sources.push(std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs/xsf.toml")).unwrap());
+    let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs");
+    sources.push(std::fs::read_to_string(specs.join("xsf.toml")).unwrap());
+    sources.push(std::fs::read_to_string(specs.join("xsf/statistics.toml")).unwrap());
     let mut rng = Lcg(0x5eed);
     let pieces = ["\"", "[", "]", "{", "}", "=", "\n", "->", "::", "é", "x", "1e999", "[[ufunc]]\n", ",", "#"];
     for src in &sources {

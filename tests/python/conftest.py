@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import pathlib
-import tomllib
+import sys
 
 import jax
 import pytest
@@ -18,11 +18,13 @@ jax.config.update("jax_enable_x64", True)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 XSF_SPEC = ROOT / "specs" / "xsf.toml"
+sys.path.insert(0, str(ROOT / "scripts"))
+import spec_toml  # noqa: E402
 
 
 def load_spec(path=XSF_SPEC) -> dict:
-    with open(path, "rb") as f:
-        return tomllib.load(f)
+    """The spec with its included files' tables (scripts/spec_toml.py)."""
+    return spec_toml.load(path)
 
 
 def command_buffer_env() -> dict:

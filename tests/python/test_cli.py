@@ -113,17 +113,26 @@ def test_wheels_install_into_a_fresh_directory_and_pass_cpu_tests(tmp_path):
 
 def test_a_cpp_error_in_the_spec_is_reported_at_the_spec_line(tmp_path):
     # Host C++ carries `#line` directives: the compiler's error names the spec's line and
-    # column, and bridgegen's last words list exactly those lines.
-    text = (ROOT / "examples" / "softplus_lib" / "softplus.toml").read_text()
-    assert text.count('expr = "xsf::gammaln(x)"') == 1
-    spec = tmp_path / "typo.toml"
-    spec.write_text(text.replace('expr = "xsf::gammaln(x)"', 'expr = "xsf::gamaln(x)"'))
-    line = next(i for i, s in enumerate(spec.read_text().splitlines(), 1) if "xsf::gamaln" in s)
-    col = spec.read_text().splitlines()[line - 1].index("gamaln") + 1
+    # column (in the root spec or in a file it includes), and bridgegen's last words list
+    # exactly those lines.
+    example = ROOT / "examples" / "softplus_lib"
+    shutil.copytree(example / "parts", tmp_path / "parts")
+    typos = {"typo.toml": (example / "softplus.toml", "xsf::gammaln(x)", "xsf::gamaln(x)", "'gamaln' is not a member of 'xsf'"),
+             "parts/gufuncs.toml": (example / "parts" / "gufuncs.toml", "jax_softplus_la::matvec(a", "jax_softplus_la::matvek(a",
+                                    "'matvek' is not a member of 'jax_softplus_la'")}  # fmt: skip
+    where = {}
+    for name, (src, good, bad, _) in typos.items():
+        text = src.read_text()
+        assert text.count(good) == 1
+        (tmp_path / name).write_text(text.replace(good, bad))
+        lines = (tmp_path / name).read_text().splitlines()
+        line = next(i for i, s in enumerate(lines, 1) if bad in s)
+        where[name] = (line, lines[line - 1].index(bad.split("::")[1].split("(")[0]) + 1)
     r = subprocess.run([BRIDGEGEN, "build", "typo.toml", "--cuda-arch", "none", "--quiet", "--out", "dist"],
                        cwd=tmp_path, capture_output=True, text=True, timeout=600,
                        env=dict(os.environ, BRIDGEGEN_PYTHON=sys.executable))  # fmt: skip
     assert r.returncode == 1, r.stderr[-3000:]
     tail = r.stderr[r.stderr.index("bridgegen: the C++ of typo.toml does not compile"):]
-    assert f"typo.toml:{line}:{col}: error: 'gamaln' is not a member of 'xsf'" in tail, tail
+    for name, (line, col) in where.items():
+        assert f"{name}:{line}:{col}: error: {typos[name][3]}" in tail, tail
     assert "Traceback" not in r.stderr and "panicked" not in r.stderr

@@ -113,6 +113,7 @@ def test_a_user_project_builds_ships_and_runs_without_the_checkout(cli_wheel, tm
     with tarfile.open(sdists[1]) as tar:
         names = tar.getnames()
     assert "jax_softplus-0.1.0/vendor/bridgegen-runtime/src/lib.rs" in names and "jax_softplus-0.1.0/softplus.toml" in names
+    assert "jax_softplus-0.1.0/parts/gufuncs.toml" in names  # the file softplus.toml includes
 
     py2 = _venv(tmp_path / "fresh-env")
     _run([py2, "-m", "pip", "install", "-q", *pins], tmp_path)

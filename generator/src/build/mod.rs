@@ -242,7 +242,7 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
         Some(d) => cargo.env("BRIDGEGEN_KERNELS", d),
         None => cargo.env_remove("BRIDGEGEN_KERNELS"),
     };
-    let (status, in_spec) = run_reporting_spec_errors(cargo, &pkg.spec_path)?;
+    let (status, in_spec) = run_reporting_spec_errors(cargo, &pkg.spec_files)?;
     if !status.success() {
         if !in_spec.is_empty() {
             return Err(Error::Build(format!(
@@ -325,10 +325,10 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
 }
 
 /// Run cargo, passing its stderr through, and collect the compiler's errors located in the
-/// spec (`<spec>:LINE:COL: error: ...`: the host C++ carries `#line` directives into it).
+/// spec's files (`<spec>:LINE:COL: error: ...`: the host C++ carries `#line` directives into it).
 fn run_reporting_spec_errors(
     mut cargo: Command,
-    spec_path: &str,
+    spec_files: &[String],
 ) -> Result<(std::process::ExitStatus, Vec<String>), Error> {
     use std::io::{BufRead, Write};
     let mut child = cargo
@@ -336,14 +336,14 @@ fn run_reporting_spec_errors(
         .spawn()
         .map_err(|e| Error::Build(format!("cannot run cargo: {e}")))?;
     let mut in_spec = Vec::new();
-    let prefix = format!("{spec_path}:");
+    let prefixes: Vec<String> = spec_files.iter().map(|f| format!("{f}:")).collect();
     if let Some(stderr) = child.stderr.take() {
         let mut err = std::io::stderr().lock();
         for line in std::io::BufReader::new(stderr).split(b'\n').map_while(Result::ok) {
             let _ = err.write_all(&line).and_then(|_| err.write_all(b"\n"));
             let text = String::from_utf8_lossy(&line);
             // cargo indents a failed build script's output, or prefixes `warning: pkg@v: `.
-            if let Some(at) = text.find(&prefix) {
+            if let Some(at) = prefixes.iter().filter_map(|p| text.find(p.as_str())).min() {
                 let located = text[at..].trim_end();
                 if located.contains(": error: ") && !in_spec.iter().any(|l| l == located) {
                     in_spec.push(located.to_string());

@@ -101,8 +101,10 @@ fn add(files: &mut Files, rel: impl Into<String>, text: impl Into<Vec<u8>>) {
 pub fn sdist(spec: &Path, out: &Path) -> Result<Vec<PathBuf>, Error> {
     let source = crate::fs::read(spec)?;
     let spec_name = spec.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "spec.toml".into());
-    // Generated as the backend regenerates it: from the sdist's root, the spec beside.
-    let pkg = crate::load_str(&spec_name, &source)?;
+    // Generated as the backend regenerates it: from the sdist's root, the spec beside
+    // (and the files it includes, at the same paths below it).
+    let dir = spec.parent().unwrap_or(Path::new(""));
+    let pkg = crate::load_source(&spec_name, &source, dir, None)?;
     let runtime = runtime_src::needed(!pkg.functions.is_empty());
     let range = super::headers::requires_jaxlib();
     let mut deps = vec![format!("jax{range}"), format!("jaxlib{range}")];
@@ -115,6 +117,9 @@ pub fn sdist(spec: &Path, out: &Path) -> Result<Vec<PathBuf>, Error> {
         add(&mut files, rel.to_string_lossy().replace('\\', "/"), text);
     }
     add(&mut files, spec_name.clone(), source);
+    for rel in &pkg.spec_files[1..] {
+        add(&mut files, rel.clone(), crate::fs::read(&dir.join(rel))?);
+    }
     add(&mut files, "pyproject.toml", pyproject(&dist, &pkg.version, &pkg.summary, &deps, true));
     add(&mut files, "PKG-INFO", pkg_info(&dist, &pkg.version, &pkg.summary, &deps));
     add(&mut files, "bridgegen_backend.py", backend("package", &spec_name, "", &format!("{stem}.tar.gz"))?);

@@ -40,7 +40,31 @@ pub fn unknown_table(key: &str) -> Entry {
     e(
         format!("unknown top-level table `{key}`"),
         "unknown table",
-        Some("a spec has [package], [defaults], [[ufunc]] and [[function]]".into()),
+        Some("a spec has `include`, [package], [defaults], [[ufunc]] and [[function]]".into()),
+    )
+}
+
+pub fn root_only(key: &str) -> Entry {
+    e(
+        format!("`{key}` belongs in the root spec, not in an included file"),
+        "only in the root spec",
+        Some("an included file holds [[ufunc]] and [[function]] tables; move this to the spec that includes it".into()),
+    )
+}
+
+pub fn bad_include(path: &str, why: &str) -> Entry {
+    e(
+        format!("cannot include `{path}`: {why}"),
+        "bad include path",
+        Some("name a `.toml` file relative to the root spec's directory, e.g. `xsf/gamma.toml`".into()),
+    )
+}
+
+pub fn unreadable_include(path: &str, why: &str) -> Entry {
+    e(
+        format!("cannot read included file `{path}`: {why}"),
+        "included here",
+        Some("paths in `include` are relative to the directory of the spec that names them".into()),
     )
 }
 

@@ -128,7 +128,7 @@ pub struct LineView {
 impl LineView {
     fn new(pkg: &Package, at: crate::ir::SourceAt) -> LineView {
         LineView {
-            directive: format!("#line {} {}", at.line.max(1), crate::emit::escape::cpp_str(&pkg.spec_path)),
+            directive: format!("#line {} {}", at.line.max(1), crate::emit::escape::cpp_str(pkg.spec_file(at))),
             pad: " ".repeat(at.col.saturating_sub(1) as usize),
         }
     }

@@ -15,8 +15,8 @@ use toml::Spanned;
 
 struct Ctx<'a> {
     diags: &'a mut Diagnostics,
-    /// The spec's text, for the source positions the IR keeps (`SourceAt`).
-    source: &'a str,
+    /// The spec's files, for the source positions the IR keeps (`SourceAt`).
+    sources: &'a crate::diag::SourceMap,
     /// Where headers must exist, when known (the xsf include root of a build).
     headers_root: Option<&'a std::path::Path>,
 }
@@ -36,13 +36,12 @@ fn inner(span: &Range<usize>, offset: usize, len: usize) -> Range<usize> {
 /// Lower and check a parsed spec.
 pub fn lower(
     raw: RawSpec,
-    spec_path: &str,
-    source: &str,
+    sources: &crate::diag::SourceMap,
     spec_hash: String,
     diags: &mut Diagnostics,
     headers_root: Option<&std::path::Path>,
 ) -> Option<Package> {
-    let mut cx = Ctx { diags, source, headers_root };
+    let mut cx = Ctx { diags, sources, headers_root };
     let Some(pkg) = raw.package else {
         cx.err(raw.doc_span.clone(), catalog::missing_package());
         return None;
@@ -107,7 +106,8 @@ pub fn lower(
         name: pkg.name.into_inner(),
         version: pkg.version.into_inner(),
         summary: pkg.summary.map(Spanned::into_inner).unwrap_or_default(),
-        spec_path: spec_path.to_string(),
+        spec_path: sources.files[0].origin.clone(),
+        spec_files: sources.files.iter().map(|f| f.origin.clone()).collect(),
         spec_hash,
         ufuncs,
         functions,
@@ -338,8 +338,8 @@ fn lower_ufunc(
         inputs,
         outputs,
         prelude: u.prelude.as_ref().map(|p| p.get_ref().trim().to_string()).unwrap_or_default(),
-        prelude_at: u.prelude.as_ref().map(|p| SourceAt::of_string(cx.source, &p.span())).unwrap_or_default(),
-        expr_at: SourceAt::of_string(cx.source, &u.expr.span()),
+        prelude_at: u.prelude.as_ref().map(|p| SourceAt::of_string(cx.sources, &p.span())).unwrap_or_default(),
+        expr_at: SourceAt::of_string(cx.sources, &u.expr.span()),
         expr,
         cuda_expr,
         cuda_expr_by_loop,

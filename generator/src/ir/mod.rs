@@ -53,10 +53,19 @@ pub struct Package {
     pub summary: String,
     /// Spec path as given on the command line (for banners and diagnostics).
     pub spec_path: String,
+    /// The root spec and the files it includes, in include order (`SourceAt::file`).
+    pub spec_files: Vec<String>,
     /// sha256 of the spec text: part of the contract stamped into both halves.
     pub spec_hash: String,
     pub ufuncs: Vec<Ufunc>,
     pub functions: Vec<Function>,
+}
+
+impl Package {
+    /// The spec file a source position is in.
+    pub fn spec_file(&self, at: SourceAt) -> &str {
+        self.spec_files.get(at.file as usize).unwrap_or(&self.spec_path)
+    }
 }
 
 /// The C++ snippet evaluated per element.
@@ -82,6 +91,8 @@ impl Expr {
 /// `prelude` at the spec's own line and column.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SourceAt {
+    /// Index into `Package::spec_files`.
+    pub file: u32,
     /// 1-based; 0 when unknown.
     pub line: u32,
     /// 1-based, in characters.
@@ -89,20 +100,30 @@ pub struct SourceAt {
 }
 
 impl SourceAt {
-    /// The text of the TOML string whose value (quotes included) spans `span` of `source`.
+    /// The text of the TOML string whose value (quotes included) spans `span` of `sources`.
     /// Escapes before the first non-blank character shift the column; nothing else does.
-    pub fn of_string(source: &str, span: &std::ops::Range<usize>) -> SourceAt {
-        let Some(value) = source.get(span.clone()) else { return SourceAt::default() };
+    pub fn of_string(sources: &crate::diag::SourceMap, span: &std::ops::Range<usize>) -> SourceAt {
+        let file = sources.file_index(span.start);
+        let Some(f) = sources.files.get(file) else { return SourceAt::default() };
+        let source = sources.text_of(f);
+        let Some(local) = span.start.checked_sub(f.base).map(|s| s..span.end.saturating_sub(f.base)) else {
+            return SourceAt::default();
+        };
+        let Some(value) = source.get(local.clone()) else { return SourceAt::default() };
         let quote = [r#"""""#, "'''", "\"", "'"].into_iter().find(|q| value.starts_with(q)).unwrap_or("");
         let mut rest = &value[quote.len()..];
         if quote.len() == 3 {
             // TOML drops a newline right after an opening triple quote.
             rest = rest.strip_prefix("\r\n").or_else(|| rest.strip_prefix('\n')).unwrap_or(rest);
         }
-        let start = span.start + (value.len() - rest.trim_start().len());
+        let start = local.start + (value.len() - rest.trim_start().len());
         let before = &source[..start];
         let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        SourceAt { line: before.matches('\n').count() as u32 + 1, col: before[line_start..].chars().count() as u32 + 1 }
+        SourceAt {
+            file: file as u32,
+            line: before.matches('\n').count() as u32 + 1,
+            col: before[line_start..].chars().count() as u32 + 1,
+        }
     }
 }
 
@@ -240,20 +261,27 @@ mod source_at_tests {
 
     fn at(source: &str, needle: &str) -> SourceAt {
         let start = source.find(needle).expect("needle");
-        SourceAt::of_string(source, &(start..source.len()))
+        let mut map = crate::diag::SourceMap::default();
+        map.add("spec.toml", source);
+        SourceAt::of_string(&map, &(start..source.len()))
     }
 
     #[test]
     fn points_at_the_first_character_of_the_text() {
-        assert_eq!(at("a = 1\nexpr = \"f(x)\"", "\"f("), SourceAt { line: 2, col: 9 });
-        assert_eq!(at("expr = '  f(x)'", "'"), SourceAt { line: 1, col: 11 });
+        assert_eq!(at("a = 1\nexpr = \"f(x)\"", "\"f("), SourceAt { file: 0, line: 2, col: 9 });
+        assert_eq!(at("expr = '  f(x)'", "'"), SourceAt { file: 0, line: 1, col: 11 });
         // A newline right after a triple quote is not part of the text.
-        assert_eq!(at("x = 1\nexpr = \"\"\"\n    f(x)\"\"\"", "\"\"\""), SourceAt { line: 3, col: 5 });
-        assert_eq!(at("expr = '''g(x)'''", "'''"), SourceAt { line: 1, col: 11 });
+        assert_eq!(at("x = 1\nexpr = \"\"\"\n    f(x)\"\"\"", "\"\"\""), SourceAt { file: 0, line: 3, col: 5 });
+        assert_eq!(at("expr = '''g(x)'''", "'''"), SourceAt { file: 0, line: 1, col: 11 });
     }
 
     #[test]
     fn a_span_outside_the_source_is_unknown_not_a_panic() {
-        assert_eq!(SourceAt::of_string("ab", &(5..9)), SourceAt::default());
+        let mut map = crate::diag::SourceMap::default();
+        map.add("spec.toml", "ab");
+        assert_eq!(SourceAt::of_string(&map, &(5..9)), SourceAt::default());
+        // The second file's lines count from its own start.
+        map.add("part.toml", "\nexpr = 'f'");
+        assert_eq!(SourceAt::of_string(&map, &(11..14)), SourceAt { file: 1, line: 2, col: 9 });
     }
 }

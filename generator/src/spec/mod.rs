@@ -3,41 +3,105 @@
 
 pub mod raw;
 
-use crate::diag::{catalog, Diagnostics};
+use crate::diag::{catalog, Diagnostics, SourceMap};
 use raw::*;
 use serde::de::{self, Deserialize, Visitor};
 use std::ops::Range;
 use toml::de::{DeTable, DeValue, ValueDeserializer};
 use toml::Spanned;
 
-/// Parse `source`; on failure every diagnostic of the phase is in `diags`.
-pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<RawSpec> {
-    let (root, errors) = DeTable::parse_recoverable(source);
+/// Reads an included file: its path as written in `include` -> (origin for diagnostics
+/// and `#line`, text), or why it cannot be read.
+pub type Reader<'a> = dyn Fn(&str) -> Result<(String, String), String> + 'a;
+
+/// Parse the root spec (file 0 of `sources`) and the files its `include` names, which
+/// `read` fetches and this adds to `sources`; on failure every diagnostic of the phase is
+/// in `diags`.
+pub fn parse(sources: &mut SourceMap, read: &Reader, diags: &mut Diagnostics) -> Option<RawSpec> {
+    let root = sources.files.first()?.clone();
+    let mut spec = RawSpec { doc_span: root.base..root.base + root.len.min(1), ..RawSpec::default() };
+    let mut includes = Vec::new();
+    parse_file(sources, 0, &mut spec, &mut includes, diags);
+    let mut seen: Vec<String> = Vec::new();
+    for inc in includes {
+        let rel = inc.get_ref();
+        if let Some(why) = include_problem(rel) {
+            push(diags, inc.span(), catalog::bad_include(rel, why));
+            continue;
+        }
+        if seen.contains(rel) {
+            push(diags, inc.span(), catalog::duplicate("include", rel));
+            continue;
+        }
+        seen.push(rel.clone());
+        match read(rel) {
+            Ok((origin, text)) => {
+                let k = sources.add(&origin, &text);
+                parse_file(sources, k, &mut spec, &mut Vec::new(), diags);
+            }
+            Err(why) => push(diags, inc.span(), catalog::unreadable_include(rel, &why)),
+        }
+    }
+    diags.is_empty().then_some(spec)
+}
+
+/// Why an `include` path cannot be used, if it cannot: included files sit at or below
+/// the root spec's directory (so an sdist carries them beside it) and are TOML.
+fn include_problem(rel: &str) -> Option<&'static str> {
+    let p = std::path::Path::new(rel);
+    if rel.is_empty() || p.is_absolute() || rel.starts_with('/') || rel.contains('\\') {
+        return Some("not a relative path with `/` separators");
+    }
+    if p.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
+        return Some("`.` and `..` are not allowed: included files live at or below the root spec's directory");
+    }
+    (!rel.ends_with(".toml")).then_some("not a `.toml` file")
+}
+
+/// Parse file `k` of `sources` into `spec`. Spans are offsets into the whole map: the
+/// file's text is parsed behind `base` spaces (whitespace to TOML), so every span the
+/// parser records already points into the map.
+fn parse_file(
+    sources: &SourceMap,
+    k: usize,
+    spec: &mut RawSpec,
+    includes: &mut Vec<Spanned<String>>,
+    diags: &mut Diagnostics,
+) {
+    let file = &sources.files[k];
+    let padded = format!("{}{}", " ".repeat(file.base), sources.text_of(file));
+    let (root, errors) = DeTable::parse_recoverable(&padded);
     for err in &errors {
-        let span = err.span().unwrap_or(0..0);
+        let span = err.span().unwrap_or(file.base..file.base);
         push(diags, span, catalog::toml_syntax(err.message()));
     }
     if !errors.is_empty() {
-        return None;
+        return;
     }
-    let doc_span = 0..source.len().min(1);
-    let mut spec = RawSpec { doc_span, ..RawSpec::default() };
-    let root = root.into_inner();
-    for (key, value) in root {
+    let is_root = k == 0;
+    for (key, value) in root.into_inner() {
         let span = key.span();
         match key.get_ref().as_ref() {
+            "ufunc" => spec.ufuncs.extend(items::<RawUfunc>(&value, "[[ufunc]]", diags)),
+            "function" => spec.functions.extend(items::<RawFunction>(&value, "[[function]]", diags)),
+            "package" | "defaults" | "include" if !is_root => push(diags, span, catalog::root_only(key.get_ref())),
             "package" => spec.package = item::<RawPackage>(&value, "[package]", diags),
             "defaults" => {
                 if let Some(d) = item::<RawDefaults>(&value, "[defaults]", diags) {
                     spec.defaults = d;
                 }
             }
-            "ufunc" => spec.ufuncs = items::<RawUfunc>(&value, "[[ufunc]]", diags),
-            "function" => spec.functions = items::<RawFunction>(&value, "[[function]]", diags),
+            "include" => match Vec::<Spanned<String>>::deserialize(ValueDeserializer::from(value.clone())) {
+                Ok(v) => includes.extend(v),
+                Err(err) => push(
+                    diags,
+                    err.span().unwrap_or_else(|| value.span()),
+                    catalog::bad_value("include", "expected an array of file paths"),
+                ),
+            },
             other => push(diags, span, catalog::unknown_table(other)),
         }
     }
-    diags.is_empty().then_some(spec)
 }
 
 fn push(diags: &mut Diagnostics, span: Range<usize>, e: catalog::Entry) {

@@ -1,0 +1,220 @@
+"""Does capping registers close the device-kernel gap to CuPy (issue 17 item 5)?
+
+xsf's iterative functions compile to 255 registers per thread (occupancy 12.5 % on an
+H200); CuPy's own Cephes ports of the same functions use about half. This compiles the
+generated kernels (`generated/jax_xsf/rust/cuda/<fn>.cu`, as shipped) with the options
+`bridgegen build` passes to NVRTC, once as shipped and once per `--maxrregcount` cap, and
+times each kernel alone with CUDA events beside cupyx's ufunc writing into a
+preallocated output. Two steps, so the GPU machine compiles nothing:
+
+    python bench/investigations/register_caps.py compile DIR   # here: cubins + registers
+    python bench/investigations/register_caps.py time DIR      # GPU machine: the table
+
+`compile` uses the NVRTC of the active environment (nvidia-cuda-nvrtc-cu12 first) and
+reads registers and spills with `cuobjdump --dump-resource-usage` when $CUOBJDUMP names one.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+GENERATED = ROOT / "generated" / "jax_xsf" / "rust" / "cuda"
+RUNTIME_INCLUDE = ROOT / "runtime" / "rust" / "include"
+N = 1 << 22
+BLOCK = 128
+BLOCKS_PER_SM = 64  # runtime/rust/src/cuda/module.rs
+CAPS = [None, 168, 128, 96]
+
+# function -> per-input range (integers for the int slots), cupyx name
+HEAVY = {
+    "gammaincinv": [(0.5, 20.0), (0.0, 1.0)],
+    "gammainc": [(0.5, 20.0), (0.0, 30.0)],
+    "k1": [(0.1, 20.0)],
+    "betainc": [(0.5, 10.0), (0.5, 10.0), (0.0, 1.0)],
+    "bdtr": [(0.0, 50.0), (50, 100), (0.0, 1.0)],
+    "pdtri": [(0, 50), (0.0, 1.0)],
+    "yn": [(0, 20), (0.1, 50.0)],
+}
+CHEAP = {
+    "erfinv": [(-1.0, 1.0)],
+    "erfcinv": [(0.0, 2.0)],
+    "log1p": [(-0.9, 10.0)],
+    "expm1": [(-5.0, 5.0)],
+    "entr": [(0.0, 100.0)],
+    "xlogy": [(-10.0, 10.0), (0.0, 100.0)],
+    "boxcox": [(0.0, 50.0), (-3.0, 3.0)],
+    "ndtri": [(0.0, 1.0)],
+}
+DTYPE = {"f": "float32", "d": "float64", "i": "int32", "l": "int64"}
+
+
+def kernels(fn):
+    """The generated kernel symbols of `fn` whose inputs are real or integer."""
+    src = (GENERATED / f"{fn}.cu").read_text()
+    return src, [s for s in re.findall(r"void (bg_\w+)\(", src) if re.fullmatch(r"bg_jax_xsf_\w+__[fdil]+_[fd]", s)]
+
+
+def nvrtc_options(cap):
+    import cupy
+
+    inc = Path(cupy.__file__).parent / "_core" / "include"
+    site = Path(cupy.__file__).parents[1]
+    cudart = site / "nvidia" / "cuda_runtime" / "include"
+    o = [f"-I{inc}/cupy/_cccl/cub", f"-I{inc}/cupy/_cccl/thrust", f"-I{inc}/cupy/_cccl/libcudacxx", "--std=c++17", f"-I{inc}"]
+    if cudart.is_dir():
+        o.append(f"-I{cudart}")
+    o += ["-ftz=true", "-arch=sm_90", "--device-as-default-execution-space", f"-I{inc}/cupy", f"-I{RUNTIME_INCLUDE}", f"-I{RUNTIME_INCLUDE}/nvrtc"]
+    if cap:
+        o.append(f"--maxrregcount={cap}")
+    return o
+
+
+def load_nvrtc():
+    import nvidia
+
+    for sub in ["cuda_nvrtc/lib/libnvrtc.so.12", "cu13/lib/libnvrtc.so.13"]:
+        for base in nvidia.__path__:
+            p = Path(base) / sub
+            if p.exists():
+                return ctypes.CDLL(str(p)), p
+    raise SystemExit("no NVRTC in this environment")
+
+
+def compile_one(lib, src, name, opts):
+    prog = ctypes.c_void_p()
+    assert lib.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), name.encode(), 0, None, None) == 0
+    arr = (ctypes.c_char_p * len(opts))(*[o.encode() for o in opts])
+    rc = lib.nvrtcCompileProgram(prog, len(opts), arr)
+    if rc != 0:
+        size = ctypes.c_size_t()
+        lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+        log = ctypes.create_string_buffer(size.value)
+        lib.nvrtcGetProgramLog(prog, log)
+        raise RuntimeError(f"{name}: NVRTC {rc}\n{log.value.decode()[-2000:]}")
+    size = ctypes.c_size_t()
+    assert lib.nvrtcGetCUBINSize(prog, ctypes.byref(size)) == 0
+    buf = ctypes.create_string_buffer(size.value)
+    assert lib.nvrtcGetCUBIN(prog, buf) == 0
+    lib.nvrtcDestroyProgram(ctypes.byref(prog))
+    return buf.raw
+
+
+def resources(cubin):
+    tool = os.environ.get("CUOBJDUMP")
+    if not tool:
+        return {}
+    out = subprocess.run([tool, "--dump-resource-usage", str(cubin)], capture_output=True, text=True).stdout
+    found, current = {}, None
+    for line in out.splitlines():
+        m = re.search(r"Function (\w+):", line)
+        if m:
+            current = m.group(1)
+        m = re.search(r"REG:(\d+) STACK:(\d+)", line)
+        if m and current:
+            found[current] = dict(registers=int(m.group(1)), stack=int(m.group(2)))
+    return found
+
+
+def compile_all(out):
+    out.mkdir(parents=True, exist_ok=True)
+    lib, path = load_nvrtc()
+    print("NVRTC:", path)
+    jobs = [(fn, cap) for fn in HEAVY for cap in CAPS] + [(fn, None) for fn in CHEAP]
+
+    def job(fc):
+        fn, cap = fc
+        src, _ = kernels(fn)
+        cubin = out / f"{fn}.{cap or 'shipped'}.cubin"
+        if not cubin.exists():  # resumable
+            cubin.write_bytes(compile_one(lib, src, f"{fn}.cu", nvrtc_options(cap)))
+        return fc, resources(cubin)
+
+    meta = {}
+    with ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        for (fn, cap), res in pool.map(job, jobs):
+            meta[f"{fn}.{cap or 'shipped'}"] = res
+            print(fn, cap or "shipped", res, flush=True)
+    (out / "resources.json").write_text(json.dumps(meta, indent=1, sort_keys=True))
+
+
+def time_all(out):
+    import cupy
+    import cupyx.scipy.special as cps
+    import numpy as np
+
+    sms = cupy.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
+    meta = json.loads((out / "resources.json").read_text())
+    rng = np.random.default_rng(0)
+
+    def events(launch, reps=15):
+        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        launch()
+        cupy.cuda.get_current_stream().synchronize()
+        t = []
+        for _ in range(reps):
+            start.record()
+            launch()
+            stop.record()
+            stop.synchronize()
+            t.append(cupy.cuda.get_elapsed_time(start, stop) * 1e3)
+        return statistics.median(t)
+
+    def geometry(nin):
+        w = np.zeros(2 + 8 + 8 * nin, dtype=np.int64)
+        w[0], w[1], w[2] = N, 1, N
+        for k in range(nin):
+            w[10 + 8 * k] = 1
+        return np.void(w.tobytes())
+
+    rows = []
+    print(f"{'kernel':34s} {'variant':9s} {'regs':>4s} {'stack':>5s} {'grid':>6s} {'us':>9s} {'/cupyx':>7s}")
+    for fn, ranges in {**HEAVY, **CHEAP}.items():
+        _, syms = kernels(fn)
+        caps = CAPS if fn in HEAVY else [None]
+        for sym in syms:
+            codes = sym.rsplit("__", 1)[1]
+            ins, res = codes.split("_")
+            args = []
+            for c, (lo, hi) in zip(ins, ranges):
+                if c in "il":
+                    args.append(cupy.asarray(rng.integers(lo, hi, N).astype(DTYPE[c])))
+                else:
+                    args.append(cupy.asarray(rng.uniform(lo, hi, N).astype(DTYPE[c])))
+            o = cupy.full(N, np.nan, dtype=DTYPE[res])
+            g = geometry(len(ins))
+            ref = cupy.empty_like(o)
+            try:
+                cf = getattr(cps, fn)
+                cup = events(lambda: cf(*args, out=ref))
+            except Exception as e:  # cupyx lacks this loop
+                print(f"  cupyx {fn}{codes}: {type(e).__name__}: {e}"[:160])
+                cup = float("nan")
+            for cap in caps:
+                key = f"{fn}.{cap or 'shipped'}"
+                k = cupy.RawModule(path=str(out / f"{key}.cubin")).get_function(sym)
+                full = (N + BLOCK - 1) // BLOCK
+                grids = {"capped": min(full, sms * BLOCKS_PER_SM)} if cap else {"capped": min(full, sms * BLOCKS_PER_SM), "full": full}
+                for gname, grid in grids.items():
+                    us = events(lambda: k((grid,), (BLOCK,), (g, *args, o)))
+                    r = meta.get(key, {}).get(sym, {})
+                    variant = f"{cap or 'shipped'}/{gname}"
+                    print(f"{sym:34s} {variant:14s} {r.get('registers', '?'):>4} {r.get('stack', '?'):>5} {grid:>6d} {us:9.1f} {us / cup:7.2f}", flush=True)
+                    rows.append(dict(kernel=sym, cap=cap, grid=gname, us=us, cupyx_us=cup, **r))
+            if not np.isnan(cup) and o.dtype == ref.dtype:
+                bad = cupy.isnan(o) != cupy.isnan(ref)
+                print(f"  NaN pattern differs from cupyx at {int(bad.sum())} of {N}")
+    (Path(os.environ.get("OUT", out)) / "register-caps.json").write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    step, d = sys.argv[1], Path(sys.argv[2])
+    compile_all(d) if step == "compile" else time_all(d)
