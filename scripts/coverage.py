@@ -137,6 +137,7 @@ def generalized() -> list[str]:
 
 README = ROOT / "README.md"
 README_LINE = re.compile(r"\d+ of scipy\.special's \d+ ufuncs on the CPU, \d+ of them also on CUDA")
+README_RULES = re.compile(r"\d+ scipy\.special ufuncs have one")
 
 
 def readme_with_counts(text: str, page: str) -> str:
@@ -144,6 +145,8 @@ def readme_with_counts(text: str, page: str) -> str:
     total, cpu, gpu = re.search(
         r"has \*\*(\d+)\*\* public ufuncs.*?cover\s+\*\*(\d+)\*\* of them on the CPU, \*\*(\d+)\*\* also", page, re.S
     ).groups()
+    rules = re.search(r"\*\*(\d+)\*\* with a derivative rule", page).group(1)
+    text = README_RULES.sub(f"{rules} scipy.special ufuncs have one", text)
     return README_LINE.sub(f"{cpu} of scipy.special's {total} ufuncs on the CPU, {gpu} of them also on CUDA", text)
 
 

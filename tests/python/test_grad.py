@@ -97,3 +97,17 @@ def test_grad_under_jit_and_vmap():
     import scipy.special as sc
 
     np.testing.assert_allclose(g, sc.digamma(xs), rtol=1e-13)
+
+
+def test_exprel_rule_on_both_sides_of_its_series_switch():
+    # The rule switches to a Taylor series at |x| = 1e-3; both branches against the series
+    # d/dx sum x^n / (n+1)! = sum n x^(n-1) / (n+1)!, to 12 terms (exact at these x).
+    from math import factorial
+
+    def series(x):
+        return sum(n * x ** (n - 1) / factorial(n + 1) for n in range(1, 13))
+
+    for x in [0.0, 3e-4, -9.99e-4, 1.01e-3, -2e-3, 0.05]:
+        for g in (jax.grad(jax_xsf.exprel), jax.jacfwd(jax_xsf.exprel)):
+            got = float(g(np.float64(x)))
+            assert np.isfinite(got) and abs(got - series(x)) <= 2e-12 * abs(series(x)), (x, got, series(x))

@@ -7,7 +7,7 @@ the package imports this module after its functions, which derivative rules may 
 import jax.numpy as jnp
 import jax.scipy.special as jsp
 
-from . import bei, beip, ber, berp, betainccinv, betaincinv, betaln, cosdg, digamma, erf, erfcinv, erfinv, expit, expn, fdtri, gamma, gammaln, hankel1, hankel2, hyp2f1, i0, i0e, i1, i1e, iv, j0, j1, jv, k0, k0e, k1, k1e, kei, keip, ker, kerp, kn, kv, kve, log_wright_bessel, lpmv, modstruve, ndtri, ndtri_exp, rgamma, sindg, spherical_in, spherical_jn, spherical_yn, stdtrit, struve, wright_bessel, y0, y1, yn, yv, zeta
+from . import bei, beip, ber, berp, betainccinv, betaincinv, betaln, cosdg, digamma, ellipe, ellipeinc, ellipk, ellipkinc, ellipkm1, erf, erfcinv, erfinv, expit, expn, exprel, fdtri, gamma, gammaln, hankel1, hankel2, hyp2f1, i0, i0e, i1, i1e, iv, j0, j1, jv, k0, k0e, k1, k1e, kei, keip, ker, kerp, kn, kv, kve, log_wright_bessel, lpmv, modstruve, ndtri, ndtri_exp, rgamma, sindg, spherical_in, spherical_jn, spherical_yn, stdtrit, struve, wright_bessel, y0, y1, yn, yv, zeta
 
 
 def _d_bdtr__p(k, n, p, out):  # d bdtr / d p
@@ -122,12 +122,32 @@ def _d_digamma__z(z, out):  # d digamma / d z
     return jsp.polygamma(1, z)
 
 
+def _d_ellipe__m(m, out):  # d ellipe / d m
+    return (ellipe(m) - ellipk(m)) / (2 * m)
+
+
+def _d_ellipeinc__m(phi, m, out):  # d ellipeinc / d m
+    return (ellipeinc(phi, m) - ellipkinc(phi, m)) / (2 * m)
+
+
 def _d_ellipeinc__phi(phi, m, out):  # d ellipeinc / d phi
     return jnp.sqrt(1 - m * jnp.sin(phi) ** 2)
 
 
+def _d_ellipk__m(m, out):  # d ellipk / d m
+    return (ellipe(m) - (1 - m) * ellipk(m)) / (2 * m * (1 - m))
+
+
+def _d_ellipkinc__m(phi, m, out):  # d ellipkinc / d m
+    return ellipeinc(phi, m) / (2 * m * (1 - m)) - ellipkinc(phi, m) / (2 * m) - jnp.sin(2 * phi) / (4 * (1 - m) * jnp.sqrt(1 - m * jnp.sin(phi) ** 2))
+
+
 def _d_ellipkinc__phi(phi, m, out):  # d ellipkinc / d phi
     return 1 / jnp.sqrt(1 - m * jnp.sin(phi) ** 2)
+
+
+def _d_ellipkm1__p(p, out):  # d ellipkm1 / d p
+    return -(ellipe(1 - p) - p * ellipkm1(p)) / (2 * (1 - p) * p)
 
 
 def _d_entr__x(x, out):  # d entr / d x
@@ -184,6 +204,10 @@ def _d_expm1__x(x, out):  # d expm1 / d x
 
 def _d_expn__x(n, x, out):  # d expn / d x
     return jnp.where(n > 0, -expn(jnp.maximum(n - 1, 0), x), -(1 + x) * jnp.exp(-x) / x ** 2)
+
+
+def _d_exprel__x(x, out):  # d exprel / d x
+    return jnp.where(jnp.abs(x) < 1e-3, 0.5 + x * (1 / 3 + x * (1 / 8 + x / 30)), (jnp.exp(jnp.where(jnp.abs(x) < 1e-3, 1.0, x)) - exprel(jnp.where(jnp.abs(x) < 1e-3, 1.0, x))) / jnp.where(jnp.abs(x) < 1e-3, 1.0, x))
 
 
 def _d_fdtr__x(dfn, dfd, x, out):  # d fdtr / d x
@@ -632,8 +656,11 @@ DERIVATIVES = {
     "cotdg": {"x": _d_cotdg__x},
     "dawsn": {"z": _d_dawsn__z},
     "digamma": {"z": _d_digamma__z},
-    "ellipeinc": {"phi": _d_ellipeinc__phi},
-    "ellipkinc": {"phi": _d_ellipkinc__phi},
+    "ellipe": {"m": _d_ellipe__m},
+    "ellipeinc": {"m": _d_ellipeinc__m, "phi": _d_ellipeinc__phi},
+    "ellipk": {"m": _d_ellipk__m},
+    "ellipkinc": {"m": _d_ellipkinc__m, "phi": _d_ellipkinc__phi},
+    "ellipkm1": {"p": _d_ellipkm1__p},
     "entr": {"x": _d_entr__x},
     "erf": {"z": _d_erf__z},
     "erfc": {"z": _d_erfc__z},
@@ -648,6 +675,7 @@ DERIVATIVES = {
     "expit": {"x": _d_expit__x},
     "expm1": {"x": _d_expm1__x},
     "expn": {"x": _d_expn__x},
+    "exprel": {"x": _d_exprel__x},
     "fdtr": {"x": _d_fdtr__x},
     "fdtrc": {"x": _d_fdtrc__x},
     "fdtri": {"p": _d_fdtri__p},

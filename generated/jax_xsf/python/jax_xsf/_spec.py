@@ -6,7 +6,7 @@ VERSION = "0.1.0"
 LIBRARY = "libjax_xsf_ffi.so"
 CONTRACT_SYMBOL = "bg_jax_xsf_contract"
 # Stamped into the library too; a mismatch at import means stale build output.
-CONTRACT = "bridgegen 0.1.0; spec sha256:0981845ed76d7d21; xla-ffi-api 0.1"
+CONTRACT = "bridgegen 0.1.0; spec sha256:f0037841f12e8d9c; xla-ffi-api 0.1"
 # Returns the CUDA architectures whose kernels the library embeds ("" if none).
 CUDA_ARCHS_SYMBOL = "bg_jax_xsf_cuda_archs"
 # Returns the build's facts as JSON; `bridgegen build` writes the same into _build.py.
@@ -310,7 +310,7 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_ellipe_cpu", "cuda": "bg_jax_xsf_ellipe_cuda"},
-        derivatives=(),
+        derivatives=("m",),
         nondiff=(),
     ),
     "ellipeinc": dict(
@@ -320,7 +320,7 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_ellipeinc_cpu", "cuda": "bg_jax_xsf_ellipeinc_cuda"},
-        derivatives=("phi",),
+        derivatives=("m", "phi"),
         nondiff=(),
     ),
     "ellipj": dict(
@@ -340,7 +340,7 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_ellipk_cpu", "cuda": "bg_jax_xsf_ellipk_cuda"},
-        derivatives=(),
+        derivatives=("m",),
         nondiff=(),
     ),
     "ellipkinc": dict(
@@ -350,7 +350,7 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_ellipkinc_cpu", "cuda": "bg_jax_xsf_ellipkinc_cuda"},
-        derivatives=("phi",),
+        derivatives=("m", "phi"),
         nondiff=(),
     ),
     "ellipkm1": dict(
@@ -360,7 +360,7 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_ellipkm1_cpu", "cuda": "bg_jax_xsf_ellipkm1_cuda"},
-        derivatives=(),
+        derivatives=("p",),
         nondiff=(),
     ),
     "entr": dict(
@@ -510,7 +510,7 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_exprel_cpu", "cuda": "bg_jax_xsf_exprel_cuda"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "fdtr": dict(
