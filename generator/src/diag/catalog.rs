@@ -249,6 +249,17 @@ pub fn bad_cuda_stack(max: u32) -> Entry {
     )
 }
 
+pub fn bad_cuda_max_registers(min: u32, max: u32) -> Entry {
+    e(
+        format!("cuda_max_registers must be a number of registers from {min} to {max}"),
+        "bad register limit",
+        Some(
+            "cap heavy iterative functions to raise occupancy, e.g. cuda_max_registers = 96; measure it (docs/spec.md)"
+                .into(),
+        ),
+    )
+}
+
 pub fn cuda_expr_without_cuda(key: &str) -> Entry {
     e(
         format!("{key} on a function without the cuda platform"),

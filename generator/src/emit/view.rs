@@ -80,6 +80,8 @@ pub struct UfuncView {
     pub target: String,
     pub headers: Vec<String>,
     pub cuda_headers: Vec<String>,
+    /// Attributes of every kernel (`__maxnreg__(N) `), empty for most functions.
+    pub kernel_attrs: String,
     /// Whether the kernels declare the `std::` names CuPy's xsf/config.h lacks under NVRTC
     /// (templates/cuda/ufunc.cu.j2), for the headers of NVRTC_STD_GAPS only: every other
     /// kernel's source, and so its cached image, stays as it was.
@@ -410,6 +412,11 @@ fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
         target: names::xla_target(&pkg.name, &u.name),
         headers: u.headers.clone(),
         cuda_headers: u.cuda_headers.clone(),
+        kernel_attrs: if u.cuda_max_registers > 0 {
+            format!("__maxnreg__({}) ", u.cuda_max_registers)
+        } else {
+            String::new()
+        },
         std_shim: u.cuda_headers.iter().any(|h| NVRTC_STD_GAPS.contains(&h.as_str())),
         prelude: u.prelude.clone(),
         prelude_at: LineView::new(pkg, u.prelude_at),

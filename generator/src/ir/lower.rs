@@ -316,6 +316,20 @@ fn lower_ufunc(
         }
     }
     let test = u.test.as_ref().map(|t| check_test(cx, t, &inputs)).unwrap_or_default();
+    let cuda_max_registers = match &u.cuda_max_registers {
+        None => 0,
+        Some(r) => match u32::try_from(*r.get_ref()) {
+            Ok(v) if (MIN_REGISTERS..=MAX_REGISTERS).contains(&v) && on_cuda => v,
+            Ok(_) | Err(_) if !on_cuda => {
+                cx.err(r.span(), catalog::cuda_expr_without_cuda("cuda_max_registers"));
+                0
+            }
+            _ => {
+                cx.err(r.span(), catalog::bad_cuda_max_registers(MIN_REGISTERS, MAX_REGISTERS));
+                0
+            }
+        },
+    };
     let cuda_stack = match &u.cuda_stack {
         None => 0,
         Some(s) => match u32::try_from(*s.get_ref()) {
@@ -347,6 +361,7 @@ fn lower_ufunc(
         cuda_loops,
         platforms,
         cuda_stack,
+        cuda_max_registers,
         signature,
         scipy: u.scipy.as_ref().map(|s| s.get_ref().clone()),
         cupy: u.cupy.as_ref().map(|s| s.get_ref().clone()),
@@ -359,6 +374,9 @@ fn lower_ufunc(
 /// The largest per-thread device stack a spec may ask for (CUDA's own limit is 512 KiB;
 /// every resident thread reserves it, so more than this is surely a mistake).
 const MAX_CUDA_STACK: u32 = 65536;
+/// What `__maxnreg__` can ask: below 16 nothing compiles usefully; 255 is the hardware's limit.
+const MIN_REGISTERS: u32 = 16;
+const MAX_REGISTERS: u32 = 255;
 
 /// A C++ expression (`expr`, `cuda_expr`) over the inputs; with several outputs, a statement
 /// that must assign each of them.

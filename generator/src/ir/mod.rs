@@ -155,6 +155,8 @@ pub struct Ufunc {
     pub platforms: BTreeSet<Platform>,
     /// Bytes of device stack per thread the kernels need (0: what the compiler reserves).
     pub cuda_stack: u32,
+    /// Most registers per thread the kernels may use (0: the compiler's choice).
+    pub cuda_max_registers: u32,
     /// Core dimensions of a generalized ufunc (`signature`); None for an elementwise one.
     pub signature: Option<signature::Signature>,
     pub scipy: Option<String>,

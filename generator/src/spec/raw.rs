@@ -65,6 +65,9 @@ pub struct RawUfunc {
     /// Device stack (bytes per thread) for functions that recurse on the GPU.
     #[serde(default)]
     pub cuda_stack: Option<Spanned<i64>>,
+    /// Registers per thread the CUDA kernels may use at most (`__maxnreg__`).
+    #[serde(default)]
+    pub cuda_max_registers: Option<Spanned<i64>>,
     #[serde(default)]
     pub platforms: Option<Spanned<Vec<Spanned<String>>>>,
     #[serde(default)]

@@ -779,6 +779,7 @@ def erfcinv(y, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.erfcinv``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``erfcinv(y)`` instead of ``xsf::cephes::erfcinv(y)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -823,6 +824,7 @@ def erfinv(y, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.erfinv``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``erfinv(y)`` instead of ``xsf::cephes::erfinv(y)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2156,6 +2158,7 @@ def ndtri(y, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.ndtri``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``normcdfinv(y)`` instead of ``xsf::ndtri(y)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a

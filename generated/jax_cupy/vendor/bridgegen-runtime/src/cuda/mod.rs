@@ -151,7 +151,7 @@ fn execute(call: &Call, uf: &Ufunc) -> Result<(), FfiError> {
     let rc = unsafe {
         (d.cuLaunchKernel)(
             kernel.function,
-            grid(n, kernel.block, loaded.max_grid),
+            grid(n, kernel.block, kernel.max_grid),
             1,
             1,
             kernel.block,

@@ -66,6 +66,9 @@ pub struct Kernel {
     /// Threads per block: 128 (CuPy's choice for elementwise kernels), or fewer where the
     /// kernel's register use allows fewer.
     pub block: u32,
+    /// Most blocks one launch uses: the device's capped grid for light kernels, no cap
+    /// (one element per thread) for register-heavy ones (`HEAVY_REGISTERS`).
+    pub max_grid: u32,
 }
 
 /// A module loaded on one device.
@@ -73,11 +76,6 @@ pub struct Kernel {
 pub struct Loaded {
     pub context: CUcontext,
     pub kernels: Vec<Kernel>,
-    /// Most blocks a launch uses on this device: a few waves' worth (the kernels'
-    /// grid-stride loops cover larger arrays). Past that, more blocks only cost block
-    /// scheduling: on an H200 the capped grid took exp2 float32 at 2^26 from 385 to 203 µs
-    /// and cost heavy functions nothing (docs/benchmarks.md).
-    pub max_grid: u32,
 }
 
 // SAFETY: CUDA handles may be used from any thread.
@@ -89,7 +87,17 @@ pub const MAX_DEVICES: usize = 64;
 const BLOCK: c_int = 128;
 /// Blocks per multiprocessor in a capped grid (`Loaded::max_grid`): four waves of 128-thread
 /// blocks at full occupancy (16 blocks per SM); see docs/benchmarks.md for the measurements.
+/// Past a few waves, more blocks only cost block scheduling for light kernels: on an H200
+/// the capped grid took exp2 float32 at 2^26 from 385 to 203 µs.
 const BLOCKS_PER_SM: c_int = 64;
+/// Kernels using more registers per thread than this (the iterative statistics functions:
+/// 96–255) get one element per thread instead: few of their blocks are resident, and a
+/// thread walking several elements of uneven iteration counts leaves the SM idle at the
+/// tail (gammaincinv at 2^22 on an H200: 10–12 % faster uncapped, gammainc 8–10 %, bdtr
+/// 9–12 %; light kernels, 32–48 registers, the same or faster capped). docs/benchmarks-log.md.
+const HEAVY_REGISTERS: c_int = 64;
+/// CUDA's largest gridDim.x.
+const MAX_GRID_X: u32 = i32::MAX as u32;
 
 /// The images of one generated function, its kernels (one per type loop, in loop order),
 /// and the modules loaded so far, per device.
@@ -256,10 +264,14 @@ impl Module {
                     (d.cuFuncGetAttribute)(&mut max_threads, FUNC_ATTR_MAX_THREADS_PER_BLOCK, function),
                     "cuFuncGetAttribute",
                 )?;
-                kernels.push(Kernel { function, block: BLOCK.min(max_threads).max(1) as u32 });
+                let mut registers: c_int = 0;
+                d.check((d.cuFuncGetAttribute)(&mut registers, FUNC_ATTR_NUM_REGS, function), "cuFuncGetAttribute")?;
+                let capped = sms.saturating_mul(BLOCKS_PER_SM).max(1) as u32;
+                let max_grid = if registers > HEAVY_REGISTERS { MAX_GRID_X } else { capped };
+                kernels.push(Kernel { function, block: BLOCK.min(max_threads).max(1) as u32, max_grid });
             }
             // The module stays loaded for the life of the process, like the library.
-            Ok(Loaded { context, kernels, max_grid: sms.saturating_mul(BLOCKS_PER_SM).max(1) as u32 })
+            Ok(Loaded { context, kernels })
         }
     }
 }
