@@ -78,6 +78,9 @@ def cli_wheel(tmp_path_factory) -> Path:
     return wheel
 
 
+# Two fresh environments and two full builds: more than pytest.ini's per-test 300 s on a
+# loaded 2-core machine.
+@pytest.mark.timeout(900)
 def test_a_user_project_builds_ships_and_runs_without_the_checkout(cli_wheel, tmp_path):
     xsf = _xsf_include()
     pins = _pins()
