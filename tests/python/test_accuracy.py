@@ -59,7 +59,24 @@ XSF_DIFFERS = {
 }
 
 
+# Where a SciPy newer than the pinned 1.17.1 (the GPU machine's 1.18.1) changed a value we
+# keep: name -> (first SciPy version, why, mask over the arguments of the points left out).
+SCIPY_NEWER_DIFFERS = {
+    "expm1": (
+        (1, 18),
+        "expm1(nan + 0j): SciPy 1.18 returns nan + nanj; we keep C99's cexp convention, nan + 0j (SciPy 1.17.1)",
+        lambda z: np.isnan(z.real) & (z.imag == 0),
+    ),
+}
+
+
+def scipy_at_least(version):
+    return tuple(int(p) for p in scipy.__version__.split(".")[:2]) >= version
+
+
 def test_scipy_exceptions_are_what_the_math_says():
+    z = complex(jax_xsf.expm1(np.complex128(complex(np.nan, 0.0))))
+    assert np.isnan(z.real) and z.imag == 0
     assert float(jax_xsf.stdtrit(1.0, 0.0)) == -np.inf and float(jax_xsf.stdtrit(1.0, 1.0)) == np.inf
     assert float(jax_xsf.cotdg(-0.0)) == -np.inf and float(jax_xsf.cotdg(0.0)) == np.inf
     assert float(jax_xsf.nrdtrisd(0.0, 0.5, 1.0)) == np.inf
@@ -229,6 +246,9 @@ def check_against_scipy(name, sig, platform):
         args = [a[keep] for a in args]
     if name in XSF_DIFFERS and any(a.dtype.kind == "c" for a in args):
         keep = ~XSF_DIFFERS[name][1](*args)
+        args = [a[keep] for a in args]
+    if name in SCIPY_NEWER_DIFFERS and scipy_at_least(SCIPY_NEWER_DIFFERS[name][0]) and any(a.dtype.kind == "c" for a in args):
+        keep = ~SCIPY_NEWER_DIFFERS[name][2](*args)
         args = [a[keep] for a in args]
     device = jax.devices(platform)[0]
     got = jax.jit(getattr(jax_xsf, name))(*jax.device_put(args, device))
