@@ -10,8 +10,14 @@ preallocated output. Two steps, so the GPU machine compiles nothing:
     python bench/investigations/register_caps.py compile DIR   # here: cubins + registers
     python bench/investigations/register_caps.py time DIR      # GPU machine: the table
 
-`compile` uses the NVRTC of the active environment (nvidia-cuda-nvrtc-cu12 first) and
-reads registers and spills with `cuobjdump --dump-resource-usage` when $CUOBJDUMP names one.
+    python bench/investigations/register_caps.py here DIR      # GPU machine: both
+
+`compile` uses the NVRTC of the active environment (nvidia-cuda-nvrtc-cu12 first, else the
+CUDA toolkit's) and reads registers and spills with `cuobjdump --dump-resource-usage`
+($CUOBJDUMP, else the one on PATH). `CAPS=shipped,128,80,noinline` picks the variants of the
+heavy kernels: a cap strips the spec's `__maxnreg__` and passes `--maxrregcount`;
+`noinline` moves the function's expression into a `__noinline__` device function, as
+cupyx declares its Cephes ports (registers then follow the callee, not the loop around it).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import re
 import statistics
 import subprocess
 import sys
+import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -32,7 +39,10 @@ RUNTIME_INCLUDE = ROOT / "runtime" / "rust" / "include"
 N = 1 << 22
 BLOCK = 128
 BLOCKS_PER_SM = 64  # runtime/rust/src/cuda/module.rs
-CAPS = [None, 168, 128, 96]
+CAPS = [
+    None if c == "shipped" else c if c == "noinline" else int(c)
+    for c in os.environ.get("CAPS", "shipped,168,128,96").split(",")
+]
 ONLY = [f for f in os.environ.get("ONLY", "").split(",") if f]  # time these functions only
 
 # function -> per-input range (integers for the int slots), cupyx name
@@ -44,6 +54,9 @@ HEAVY = {
     "bdtr": [(0.0, 50.0), (50, 100), (0.0, 1.0)],
     "pdtri": [(0, 50), (0.0, 1.0)],
     "yn": [(0, 20), (0.1, 50.0)],
+    "fdtr": [(1.0, 30.0), (1.0, 30.0), (0.0, 10.0)],
+    "fdtri": [(1.0, 30.0), (1.0, 30.0), (0.0, 1.0)],
+    "nbdtr": [(0, 30), (1, 30), (0.0, 1.0)],
 }
 CHEAP = {
     "erfinv": [(-1.0, 1.0)],
@@ -75,10 +88,36 @@ def alt_source(fn, src, syms):
     return 'extern "C" __global__ void '.join(parts)
 
 
+def uncapped(src):
+    return re.sub(r"__maxnreg__\(\d+\) ", "", src)
+
+
+def noinline_source(src, syms):
+    """`src` with each real kernel's expression moved into a `__noinline__` function."""
+    parts = src.split('extern "C" __global__ void ')
+    for k, part in enumerate(parts):
+        sym = next((s for s in syms if part.startswith(s + "(") or re.match(rf"__maxnreg__\(\d+\) {s}\(", part)), None)
+        if sym is None:
+            continue
+        params = re.findall(r"const (double|float|long long|int) (\w+) = ", part)
+        m = re.search(r"bg_out0\[bg_i\] = static_cast<(\w+)>\(static_cast<(\w+)>\((.*)\)\);\n", part)
+        expr, rtype = m.group(3), m.group(2)
+        helper = f"bg_alt_{sym}"
+        decl = ", ".join(f"{t} {n}" for t, n in params)
+        call = ", ".join(n for _, n in params)
+        parts[k] = part.replace(m.group(3), f"{helper}({call})", 1)
+        parts[k - 1] += f"__device__ __noinline__ {rtype} {helper}({decl}) {{ return {expr}; }}\n\n"
+    return 'extern "C" __global__ void '.join(parts)
+
+
 def kernels(fn):
     """The generated kernel symbols of `fn` whose inputs are real or integer."""
     src = (GENERATED / f"{fn}.cu").read_text()
-    return src, [s for s in re.findall(r"void (bg_\w+)\(", src) if re.fullmatch(r"bg_jax_xsf_\w+__[fdil]+_[fd]", s)]
+    return src, [
+        s
+        for s in re.findall(r"void (?:__maxnreg__\(\d+\) )?(bg_\w+)\(", src)
+        if re.fullmatch(r"bg_jax_xsf_\w+__[fdil]+_[fd]", s)
+    ]
 
 
 def nvrtc_options(cap):
@@ -87,23 +126,44 @@ def nvrtc_options(cap):
     inc = Path(cupy.__file__).parent / "_core" / "include"
     site = Path(cupy.__file__).parents[1]
     cudart = site / "nvidia" / "cuda_runtime" / "include"
-    o = [f"-I{inc}/cupy/_cccl/cub", f"-I{inc}/cupy/_cccl/thrust", f"-I{inc}/cupy/_cccl/libcudacxx", "--std=c++17", f"-I{inc}"]
+    o = [
+        f"-I{inc}/cupy/_cccl/cub",
+        f"-I{inc}/cupy/_cccl/thrust",
+        f"-I{inc}/cupy/_cccl/libcudacxx",
+        "--std=c++17",
+        f"-I{inc}",
+    ]
     if cudart.is_dir():
         o.append(f"-I{cudart}")
-    o += ["-ftz=true", "-arch=sm_90", "--device-as-default-execution-space", f"-I{inc}/cupy", f"-I{RUNTIME_INCLUDE}", f"-I{RUNTIME_INCLUDE}/nvrtc"]
-    if cap:
+    elif Path("/usr/local/cuda/include").is_dir():
+        o.append("-I/usr/local/cuda/include")
+    o += [
+        "-ftz=true",
+        "-arch=sm_90",
+        "--device-as-default-execution-space",
+        f"-I{inc}/cupy",
+        f"-I{RUNTIME_INCLUDE}",
+        f"-I{RUNTIME_INCLUDE}/nvrtc",
+    ]
+    if isinstance(cap, int):
         o.append(f"--maxrregcount={cap}")
     return o
 
 
 def load_nvrtc():
-    import nvidia
+    try:
+        import nvidia
 
+        bases = list(nvidia.__path__)
+    except ImportError:
+        bases = []
     for sub in ["cuda_nvrtc/lib/libnvrtc.so.12", "cu13/lib/libnvrtc.so.13"]:
-        for base in nvidia.__path__:
+        for base in bases:
             p = Path(base) / sub
             if p.exists():
                 return ctypes.CDLL(str(p)), p
+    for p in sorted(Path("/usr/local/cuda/lib64").glob("libnvrtc.so*")):
+        return ctypes.CDLL(str(p)), p
     raise SystemExit("no NVRTC in this environment")
 
 
@@ -127,7 +187,11 @@ def compile_one(lib, src, name, opts):
 
 
 def resources(cubin):
-    tool = os.environ.get("CUOBJDUMP")
+    tool = (
+        os.environ.get("CUOBJDUMP")
+        or shutil.which("cuobjdump")
+        or ("/usr/local/cuda/bin/cuobjdump" if Path("/usr/local/cuda/bin/cuobjdump").exists() else None)
+    )
     if not tool:
         return {}
     out = subprocess.run([tool, "--dump-resource-usage", str(cubin)], capture_output=True, text=True).stdout
@@ -147,15 +211,26 @@ def compile_all(out):
     lib, path = load_nvrtc()
     print("NVRTC:", path)
     jobs = [(fn, None) for fn in CHEAP] + [(fn, "alt") for fn in ALT] + [(fn, cap) for fn in HEAVY for cap in CAPS]
+    jobs = [j for j in jobs if not ONLY or j[0] in ONLY]
+    # The slowest compiles first, so the pool's last round is short.
+    jobs.sort(key=lambda j: j[0] not in HEAVY)
 
     def job(fc):
         fn, cap = fc
         src, syms = kernels(fn)
         if cap == "alt":
             src = alt_source(fn, src, syms)
+        elif cap == "noinline":
+            src = noinline_source(src, syms)
+        elif cap is not None:
+            src = uncapped(src)
         cubin = out / f"{fn}.{cap or 'shipped'}.cubin"
         if not cubin.exists():  # resumable
-            cubin.write_bytes(compile_one(lib, src, f"{fn}.cu", nvrtc_options(None if cap == "alt" else cap)))
+            try:
+                cubin.write_bytes(compile_one(lib, src, f"{fn}.cu", nvrtc_options(cap)))
+            except RuntimeError as e:  # one variant's failure leaves the others to time
+                print(e, flush=True)
+                return fc, {}
         return fc, resources(cubin)
 
     meta = {}
@@ -234,7 +309,10 @@ def time_all(out):
                     us = events(lambda: k((grid,), (BLOCK,), (g, *args, o)))
                     r = meta.get(key, {}).get(sym, {})
                     variant = f"{cap or 'shipped'}/{gname}"
-                    print(f"{sym:34s} {variant:14s} {r.get('registers', '?'):>4} {r.get('stack', '?'):>5} {grid:>6d} {us:9.1f} {us / cup:7.2f}", flush=True)
+                    print(
+                        f"{sym:34s} {variant:14s} {r.get('registers', '?'):>4} {r.get('stack', '?'):>5} {grid:>6d} {us:9.1f} {us / cup:7.2f}",
+                        flush=True,
+                    )
                     rows.append(dict(kernel=sym, cap=cap, grid=gname, us=us, cupyx_us=cup, **r))
                 outs[cap] = o.copy()
             if None not in outs:
@@ -253,4 +331,7 @@ def time_all(out):
 
 if __name__ == "__main__":
     step, d = sys.argv[1], Path(sys.argv[2])
-    compile_all(d) if step == "compile" else time_all(d)
+    if step in ("compile", "here"):
+        compile_all(d)
+    if step in ("time", "here"):
+        time_all(d)

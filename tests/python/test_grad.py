@@ -99,6 +99,17 @@ def test_grad_under_jit_and_vmap():
     np.testing.assert_allclose(g, sc.digamma(xs), rtol=1e-13)
 
 
+def test_tukeylambdacdf_rule_is_the_density():
+    # lambda = 0 is the logistic distribution; lambda = 1 the uniform on [-1, 1]; outside a
+    # bounded support (lambda = 2: |x| > 1/2) the density is 0.
+    g = jax.grad(jax_xsf.tukeylambdacdf)
+    for x in (-1.3, 0.0, 0.4, 2.5):
+        np.testing.assert_allclose(float(g(x, 0.0)), np.exp(-x) / (1 + np.exp(-x)) ** 2, rtol=1e-12)
+    np.testing.assert_allclose(float(g(0.3, 1.0)), 0.5, rtol=1e-12)
+    assert float(g(0.8, 2.0)) == 0.0 and float(g(-0.8, 2.0)) == 0.0
+    assert np.isfinite(float(jax.grad(g)(0.8, 2.0)))
+
+
 def test_exprel_rule_on_both_sides_of_its_series_switch():
     # The rule switches to a Taylor series at |x| = 1e-3; both branches against the series
     # d/dx sum x^n / (n+1)! = sum n x^(n-1) / (n+1)!, to 12 terms (exact at these x).

@@ -586,6 +586,10 @@ def _d_tandg__x(x, out):  # d tandg / d x
     return jnp.pi / 180 * (1 + out * out)
 
 
+def _d_tukeylambdacdf__x(x, lmbda, out):  # d tukeylambdacdf / d x
+    return jnp.where(jnp.logical_and(out > 0, out < 1), 1 / (jnp.where(jnp.logical_and(out > 0, out < 1), out, 0.5) ** (lmbda - 1) + (1 - jnp.where(jnp.logical_and(out > 0, out < 1), out, 0.5)) ** (lmbda - 1)), 0.0)
+
+
 def _d_wofz__z(z, out):  # d wofz / d z
     return -2 * z * out + 2j / jnp.sqrt(jnp.pi)
 
@@ -755,6 +759,7 @@ DERIVATIVES = {
     "stdtrit": {"p": _d_stdtrit__p},
     "struve": {"x": _d_struve__x},
     "tandg": {"x": _d_tandg__x},
+    "tukeylambdacdf": {"x": _d_tukeylambdacdf__x},
     "wofz": {"z": _d_wofz__z},
     "wright_bessel": {"x": _d_wright_bessel__x},
     "xlog1py": {"x": _d_xlog1py__x, "y": _d_xlog1py__y},
