@@ -27,6 +27,8 @@ POINTS = {
     "wright_bessel": (0.5, 1.2, 1.7), "log_wright_bessel": (0.5, 1.2, 1.7),
     "spherical_jn": (2, 1.7), "spherical_yn": (2, 1.7), "spherical_in": (2, 1.7),
     "ellipkinc": (0.7, 0.4), "ellipeinc": (0.7, 0.4), "nrdtrisd": (0.5, 0.7, 2.0),
+    # xsf's modified Fresnel integrals are the integrals only for x >= 0 (see the spec).
+    "modfresnelp": (1.3,), "modfresnelm": (1.3,),
 }  # fmt: skip
 
 
@@ -122,3 +124,45 @@ def test_exprel_rule_on_both_sides_of_its_series_switch():
         for g in (jax.grad(jax_xsf.exprel), jax.jacfwd(jax_xsf.exprel)):
             got = float(g(np.float64(x)))
             assert np.isfinite(got) and abs(got - series(x)) <= 2e-12 * abs(series(x)), (x, got, series(x))
+
+
+def central(f, x, h=1e-6):
+    return (np.asarray(f(x + h)) - np.asarray(f(x - h))) / (2 * h)
+
+
+def test_agm_rule_against_scipy_differences_at_and_off_the_diagonal():
+    # a = b is m = 0, where the rule switches to K's series (the closed form is 0/0 there).
+    import scipy.special as sc
+
+    for a, b in [(1.11, 1.11), (1.0, 1.0005), (2.0, 0.5), (0.5, 3.0), (-2.0, -0.7)]:
+        ga, gb = jax.grad(jax_xsf.agm, argnums=(0, 1))(a, b)
+        np.testing.assert_allclose(float(ga), central(lambda t: sc.agm(t, b), a), rtol=1e-8)
+        np.testing.assert_allclose(float(gb), central(lambda t: sc.agm(a, t), b), rtol=1e-8)
+        check_grads(jax_xsf.agm, (a, b), order=2, modes=["fwd", "rev"], rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", ["fresnel", "sici", "shichi", "airy", "pbdv", "pbwa", "itairy", "it2j0y0", "modfresnelp"])
+def test_multi_output_rules_against_scipy_differences(name):
+    # One partial per output (a tuple rule); each against SciPy's own central difference.
+    import scipy.special as sc
+
+    u = next(u for u in SPEC["ufunc"] if u["name"] == name)
+    x = point(u)
+    k = u["inputs"].index(next(iter(u["derivatives"])))
+    f, g = getattr(jax_xsf, name), getattr(sc, name)
+
+    def at(t, fn):
+        args = list(x)
+        args[k] = t
+        return fn(*args)
+
+    _, tangents = jax.jvp(lambda t: at(t, f), (np.float64(x[k]),), (np.float64(1.0),))
+    assert len(tangents) == len(u["outputs"])
+    for got, want in zip(tangents, central(lambda t: at(t, g), x[k])):
+        # rtol 1e-5: specfun's itairy is good to ~1e-8, which its central difference amplifies.
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-9)
+
+
+def test_modfresnel_rules_are_nan_where_xsf_is_not_the_integral():
+    fp, kp = jax.jvp(jax_xsf.modfresnelp, (np.float64(-0.5),), (np.float64(1.0),))[1]
+    assert np.isnan(complex(fp)) and np.isfinite(complex(kp))

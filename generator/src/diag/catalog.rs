@@ -198,6 +198,19 @@ pub fn unknown_module(name: &str) -> Entry {
     )
 }
 
+pub fn rule_arity(parts: usize, outputs: &[String]) -> Entry {
+    let hint = if outputs.len() == 1 {
+        "a single-output function's rule is one expression (no tuple)".to_string()
+    } else {
+        format!("write a tuple with one partial derivative per output, in order: ({})", outputs.join(", "))
+    };
+    e(
+        format!("derivative rule has {parts} part(s) for {} output(s)", outputs.len()),
+        "one partial derivative per output",
+        Some(hint),
+    )
+}
+
 pub fn diff_conflict(name: &str) -> Entry {
     e(
         format!("input `{name}` has a derivative rule and is declared nondiff"),

@@ -249,7 +249,8 @@ fn rules_view(pkg: &Package) -> RulesView {
             per.push(format!("{}: {name}", q(arg)));
             rules.push(RuleView {
                 name,
-                params: format!("{}, out", u.inputs.join(", ")),
+                // Inputs then outputs (`out` for a single output), as the runtime calls it.
+                params: u.inputs.iter().chain(&u.outputs).cloned().collect::<Vec<_>>().join(", "),
                 expr: expr.clone(),
                 origin: format!("d {} / d {arg}", u.name),
             });

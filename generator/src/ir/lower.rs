@@ -500,7 +500,16 @@ fn check_derivative(
     let expr = parse_rule(cx, rule)?;
     let mut known: Vec<String> = inputs.to_vec();
     known.extend(outputs.iter().cloned());
+    // One partial derivative per output: a tuple exactly when there are several.
+    let parts = match &expr {
+        pyexpr::PyExpr::Tuple(items) => items.len(),
+        _ => 1,
+    };
     let mut ok = true;
+    if parts != outputs.len() || (outputs.len() == 1 && matches!(expr, pyexpr::PyExpr::Tuple(_))) {
+        cx.err(rule.span(), catalog::rule_arity(parts, outputs));
+        ok = false;
+    }
     for (name, at, how) in pyexpr::names(&expr) {
         let bad = match how {
             Use::Variable if !known.contains(&name) => Some(catalog::unknown_variable(&name, &known)),

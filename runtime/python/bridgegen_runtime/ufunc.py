@@ -289,7 +289,7 @@ _RULES: dict[str, _Rule] = {}
 def _jvp(primals, tangents, *, name, **params):
     outs = ufunc_p.bind(*primals, name=name, **params)
     rule = _RULES.get(name)
-    tangent = None
+    tangents_out = None
     for arg, t in zip(rule.inputs if rule else [f"argument {i}" for i in range(len(primals))], tangents):
         if type(t) is ad.Zero:
             continue
@@ -300,16 +300,15 @@ def _jvp(primals, tangents, *, name, **params):
                 else "the spec gives no derivative rule for it"
             )
             raise TypeError(f"{name}: cannot differentiate with respect to {arg!r}: {why}")
-        if len(outs) != 1:
-            raise TypeError(f"{name}: derivative rules cover single-output functions only")
-        d = rule.derivatives[arg](*primals, out=outs[0])
-        term = d * t
-        tangent = term if tangent is None else tangent + term
-    if tangent is None:
+        # A rule takes the inputs then the outputs and gives one partial per output (a
+        # tuple when there are several; the generator checks the count).
+        d = rule.derivatives[arg](*primals, *outs)
+        terms = d if len(outs) > 1 else (d,)
+        terms = [p * t for p in terms]
+        tangents_out = terms if tangents_out is None else [a + b for a, b in zip(tangents_out, terms)]
+    if tangents_out is None:
         return outs, [ad.Zero.from_primal_value(o) for o in outs]
-    out = outs[0]
-    tangent = jnp.broadcast_to(tangent, out.shape).astype(out.dtype)
-    return outs, [tangent]
+    return outs, [jnp.broadcast_to(t, o.shape).astype(o.dtype) for t, o in zip(tangents_out, outs)]
 
 
 ad.primitive_jvps[ufunc_p] = _jvp

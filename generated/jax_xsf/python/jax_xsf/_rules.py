@@ -7,7 +7,19 @@ the package imports this module after its functions, which derivative rules may 
 import jax.numpy as jnp
 import jax.scipy.special as jsp
 
-from . import bei, beip, ber, berp, betainccinv, betaincinv, betaln, cosdg, digamma, ellipe, ellipeinc, ellipk, ellipkinc, ellipkm1, erf, erfcinv, erfinv, expit, expn, exprel, fdtri, gamma, gammaln, hankel1, hankel2, hyp2f1, i0, i0e, i1, i1e, iv, j0, j1, jv, k0, k0e, k1, k1e, kei, keip, ker, kerp, kn, kv, kve, log_wright_bessel, lpmv, modstruve, ndtri, ndtri_exp, rgamma, sindg, spherical_in, spherical_jn, spherical_yn, stdtrit, struve, wright_bessel, y0, y1, yn, yv, zeta
+from . import airy, bei, beip, ber, berp, betainccinv, betaincinv, betaln, cosdg, digamma, ellipe, ellipeinc, ellipk, ellipkinc, ellipkm1, erf, erfcinv, erfinv, expit, expn, exprel, fdtri, gamma, gammaln, hankel1, hankel2, hyp2f1, i0, i0e, i1, i1e, iv, j0, j1, jv, k0, k0e, k1, k1e, kei, keip, ker, kerp, kn, kv, kve, log_wright_bessel, lpmv, modstruve, ndtri, ndtri_exp, rgamma, sindg, spherical_in, spherical_jn, spherical_yn, stdtrit, struve, wright_bessel, y0, y1, yn, yv, zeta
+
+
+def _d_agm__a(a, b, out):  # d agm / d a
+    return out / a - jnp.pi * (b / a) ** 2 * jnp.where(jnp.abs(1 - (b / a) ** 2) < 1e-3, (1 / 4 + (1 - (b / a) ** 2) * (9 / 32 + (1 - (b / a) ** 2) * (75 / 256 + (1 - (b / a) ** 2) * 1225 / 4096))) / (jnp.pi / 2 * (1 + (1 - (b / a) ** 2) * (1 / 4 + (1 - (b / a) ** 2) * (9 / 64 + (1 - (b / a) ** 2) * 25 / 256))) ** 2), (ellipe(jnp.where(jnp.abs(1 - (b / a) ** 2) < 1e-3, 0.5, 1 - (b / a) ** 2)) - (1 - jnp.where(jnp.abs(1 - (b / a) ** 2) < 1e-3, 0.5, 1 - (b / a) ** 2)) * ellipk(jnp.where(jnp.abs(1 - (b / a) ** 2) < 1e-3, 0.5, 1 - (b / a) ** 2))) / (2 * jnp.where(jnp.abs(1 - (b / a) ** 2) < 1e-3, 0.5, 1 - (b / a) ** 2) * (1 - jnp.where(jnp.abs(1 - (b / a) ** 2) < 1e-3, 0.5, 1 - (b / a) ** 2)) * ellipk(jnp.where(jnp.abs(1 - (b / a) ** 2) < 1e-3, 0.5, 1 - (b / a) ** 2)) ** 2))
+
+
+def _d_agm__b(a, b, out):  # d agm / d b
+    return jnp.pi * (b / a) * jnp.where(jnp.abs(1 - (b / a) ** 2) < 1e-3, (1 / 4 + (1 - (b / a) ** 2) * (9 / 32 + (1 - (b / a) ** 2) * (75 / 256 + (1 - (b / a) ** 2) * 1225 / 4096))) / (jnp.pi / 2 * (1 + (1 - (b / a) ** 2) * (1 / 4 + (1 - (b / a) ** 2) * (9 / 64 + (1 - (b / a) ** 2) * 25 / 256))) ** 2), (ellipe(jnp.where(jnp.abs(1 - (b / a) ** 2) < 1e-3, 0.5, 1 - (b / a) ** 2)) - (1 - jnp.where(jnp.abs(1 - (b / a) ** 2) < 1e-3, 0.5, 1 - (b / a) ** 2)) * ellipk(jnp.where(jnp.abs(1 - (b / a) ** 2) < 1e-3, 0.5, 1 - (b / a) ** 2))) / (2 * jnp.where(jnp.abs(1 - (b / a) ** 2) < 1e-3, 0.5, 1 - (b / a) ** 2) * (1 - jnp.where(jnp.abs(1 - (b / a) ** 2) < 1e-3, 0.5, 1 - (b / a) ** 2)) * ellipk(jnp.where(jnp.abs(1 - (b / a) ** 2) < 1e-3, 0.5, 1 - (b / a) ** 2)) ** 2))
+
+
+def _d_airy__z(z, ai, aip, bi, bip):  # d airy / d z
+    return (aip, z * ai, bip, z * bi)
 
 
 def _d_bdtr__p(k, n, p, out):  # d bdtr / d p
@@ -222,6 +234,10 @@ def _d_fdtri__p(dfn, dfd, p, out):  # d fdtri / d p
     return 1 / jnp.exp(0.5 * dfn * jnp.log(dfn) + 0.5 * dfd * jnp.log(dfd) + (0.5 * dfn - 1) * jnp.log(fdtri(dfn, dfd, p)) - 0.5 * (dfn + dfd) * jnp.log(dfd + dfn * fdtri(dfn, dfd, p)) - betaln(0.5 * dfn, 0.5 * dfd))
 
 
+def _d_fresnel__z(z, s, c):  # d fresnel / d z
+    return (jnp.sin(jnp.pi / 2 * z * z), jnp.cos(jnp.pi / 2 * z * z))
+
+
 def _d_gamma__x(x, out):  # d gamma / d x
     return gamma(x) * digamma(x)
 
@@ -326,8 +342,28 @@ def _d_inv_boxcox1p__y(y, lmbda, out):  # d inv_boxcox1p / d y
     return (1 + out) / (1 + lmbda * y)
 
 
+def _d_it2i0k0__x(x, ii0, ik0):  # d it2i0k0 / d x
+    return (jnp.where(jnp.abs(x) < 1e-3, x / 4 + x ** 3 / 64, (i0(x) - 1) / jnp.where(jnp.abs(x) < 1e-3, 1.0, x)), -k0(x) / x)
+
+
+def _d_it2j0y0__x(x, ij0, iy0):  # d it2j0y0 / d x
+    return (jnp.where(jnp.abs(x) < 1e-3, x / 4 - x ** 3 / 64, (1 - j0(x)) / jnp.where(jnp.abs(x) < 1e-3, 1.0, x)), -y0(x) / x)
+
+
 def _d_it2struve0__x(x, out):  # d it2struve0 / d x
     return -struve(0.0, x) / x
+
+
+def _d_itairy__x(x, apt, bpt, ant, bnt):  # d itairy / d x
+    return (airy(x)[0], airy(x)[2], airy(-x)[0], airy(-x)[2])
+
+
+def _d_iti0k0__x(x, ii0, ik0):  # d iti0k0 / d x
+    return (i0(x), k0(x))
+
+
+def _d_itj0y0__x(x, ij0, iy0):  # d itj0y0 / d x
+    return (j0(x), y0(x))
 
 
 def _d_itmodstruve0__x(x, out):  # d itmodstruve0 / d x
@@ -438,6 +474,14 @@ def _d_lpmv__x(m, v, x, out):  # d lpmv / d x
     return ((v + 1) * x * out - (v - m + 1) * lpmv(m, v + 1, x)) / (1 - x * x)
 
 
+def _d_modfresnelm__x(x, fm, km):  # d modfresnelm / d x
+    return (jnp.where(x < 0, jnp.nan, -jnp.exp(-1j * x * x)), 2j * x * km - jnp.exp(0.25j * jnp.pi) / jnp.sqrt(jnp.pi))
+
+
+def _d_modfresnelp__x(x, fp, kp):  # d modfresnelp / d x
+    return (jnp.where(x < 0, jnp.nan, -jnp.exp(1j * x * x)), -2j * x * kp - jnp.exp(-0.25j * jnp.pi) / jnp.sqrt(jnp.pi))
+
+
 def _d_modstruve__x(v, x, out):  # d modstruve / d x
     return modstruve(v - 1, x) - v / x * out
 
@@ -498,6 +542,18 @@ def _d_owens_t__h(h, a, out):  # d owens_t / d h
     return -jnp.exp(-h * h / 2) / (2 * jnp.sqrt(2 * jnp.pi)) * erf(a * h / jnp.sqrt(2.0))
 
 
+def _d_pbdv__x(v, x, d, dp):  # d pbdv / d x
+    return (dp, (x * x / 4 - v - 0.5) * d)
+
+
+def _d_pbvv__x(v, x, vv, vp):  # d pbvv / d x
+    return (vp, (x * x / 4 - v - 0.5) * vv)
+
+
+def _d_pbwa__x(a, x, w, wp):  # d pbwa / d x
+    return (wp, (a - x * x / 4) * w)
+
+
 def _d_pdtr__m(k, m, out):  # d pdtr / d m
     return -jnp.exp(jnp.floor(k) * jnp.log(m) - m - gammaln(jnp.floor(k) + 1))
 
@@ -548,6 +604,14 @@ def _d_rgamma__z(z, out):  # d rgamma / d z
 
 def _d_round__x(x, out):  # d round / d x
     return jnp.zeros_like(x)
+
+
+def _d_shichi__x(x, shi, chi):  # d shichi / d x
+    return (jnp.where(x == 0, 1.0, jnp.sinh(x) / jnp.where(x == 0, 1.0, x)), jnp.cosh(x) / x)
+
+
+def _d_sici__x(x, si, ci):  # d sici / d x
+    return (jnp.sinc(x / jnp.pi), jnp.cos(x) / x)
 
 
 def _d_sindg__x(x, out):  # d sindg / d x
@@ -635,6 +699,8 @@ def _d_zeta__q(x, q, out):  # d zeta / d q
 
 
 DERIVATIVES = {
+    "agm": {"a": _d_agm__a, "b": _d_agm__b},
+    "airy": {"z": _d_airy__z},
     "bdtr": {"p": _d_bdtr__p},
     "bdtrc": {"p": _d_bdtrc__p},
     "bdtri": {"y": _d_bdtri__y},
@@ -683,6 +749,7 @@ DERIVATIVES = {
     "fdtr": {"x": _d_fdtr__x},
     "fdtrc": {"x": _d_fdtrc__x},
     "fdtri": {"p": _d_fdtri__p},
+    "fresnel": {"z": _d_fresnel__z},
     "gamma": {"x": _d_gamma__x},
     "gammainc": {"x": _d_gammainc__x},
     "gammaincc": {"x": _d_gammaincc__x},
@@ -704,7 +771,12 @@ DERIVATIVES = {
     "i1e": {"x": _d_i1e__x},
     "inv_boxcox": {"y": _d_inv_boxcox__y},
     "inv_boxcox1p": {"y": _d_inv_boxcox1p__y},
+    "it2i0k0": {"x": _d_it2i0k0__x},
+    "it2j0y0": {"x": _d_it2j0y0__x},
     "it2struve0": {"x": _d_it2struve0__x},
+    "itairy": {"x": _d_itairy__x},
+    "iti0k0": {"x": _d_iti0k0__x},
+    "itj0y0": {"x": _d_itj0y0__x},
     "itmodstruve0": {"x": _d_itmodstruve0__x},
     "itstruve0": {"x": _d_itstruve0__x},
     "iv": {"z": _d_iv__z},
@@ -731,6 +803,8 @@ DERIVATIVES = {
     "loggamma": {"z": _d_loggamma__z},
     "logit": {"p": _d_logit__p},
     "lpmv": {"x": _d_lpmv__x},
+    "modfresnelm": {"x": _d_modfresnelm__x},
+    "modfresnelp": {"x": _d_modfresnelp__x},
     "modstruve": {"x": _d_modstruve__x},
     "nbdtr": {"p": _d_nbdtr__p},
     "nbdtrc": {"p": _d_nbdtrc__p},
@@ -741,6 +815,9 @@ DERIVATIVES = {
     "nrdtrimn": {"p": _d_nrdtrimn__p, "sd": _d_nrdtrimn__sd, "x": _d_nrdtrimn__x},
     "nrdtrisd": {"mn": _d_nrdtrisd__mn, "p": _d_nrdtrisd__p, "x": _d_nrdtrisd__x},
     "owens_t": {"a": _d_owens_t__a, "h": _d_owens_t__h},
+    "pbdv": {"x": _d_pbdv__x},
+    "pbvv": {"x": _d_pbvv__x},
+    "pbwa": {"x": _d_pbwa__x},
     "pdtr": {"m": _d_pdtr__m},
     "pdtrc": {"m": _d_pdtrc__m},
     "pdtri": {"y": _d_pdtri__y},
@@ -750,6 +827,8 @@ DERIVATIVES = {
     "rel_entr": {"x": _d_rel_entr__x, "y": _d_rel_entr__y},
     "rgamma": {"z": _d_rgamma__z},
     "round": {"x": _d_round__x},
+    "shichi": {"x": _d_shichi__x},
+    "sici": {"x": _d_sici__x},
     "sindg": {"x": _d_sindg__x},
     "spence": {"z": _d_spence__z},
     "spherical_in": {"z": _d_spherical_in__z},

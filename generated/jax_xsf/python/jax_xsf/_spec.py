@@ -6,7 +6,7 @@ VERSION = "0.1.0"
 LIBRARY = "libjax_xsf_ffi.so"
 CONTRACT_SYMBOL = "bg_jax_xsf_contract"
 # Stamped into the library too; a mismatch at import means stale build output.
-CONTRACT = "bridgegen 0.1.0; spec sha256:d97f45f114fe1bfd; xla-ffi-api 0.1"
+CONTRACT = "bridgegen 0.1.0; spec sha256:9257935be3f6047c; xla-ffi-api 0.1"
 # Returns the CUDA architectures whose kernels the library embeds ("" if none).
 CUDA_ARCHS_SYMBOL = "bg_jax_xsf_cuda_archs"
 # Returns the build's facts as JSON; `bridgegen build` writes the same into _build.py.
@@ -20,7 +20,7 @@ UFUNCS = {
         loops=("ff->f", "dd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_agm_cpu", "cuda": "bg_jax_xsf_agm_cuda"},
-        derivatives=(),
+        derivatives=("a", "b"),
         nondiff=(),
     ),
     "airy": dict(
@@ -30,7 +30,7 @@ UFUNCS = {
         loops=("f->ffff", "d->dddd", "F->FFFF", "D->DDDD"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_airy_cpu"},
-        derivatives=(),
+        derivatives=("z",),
         nondiff=(),
     ),
     "airye": dict(
@@ -550,7 +550,7 @@ UFUNCS = {
         loops=("f->ff", "d->dd"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_fresnel_cpu", "cuda": "bg_jax_xsf_fresnel_cuda"},
-        derivatives=(),
+        derivatives=("z",),
         nondiff=(),
     ),
     "gamma": dict(
@@ -810,7 +810,7 @@ UFUNCS = {
         loops=("f->ff", "d->dd"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_it2i0k0_cpu"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "it2j0y0": dict(
@@ -820,7 +820,7 @@ UFUNCS = {
         loops=("f->ff", "d->dd"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_it2j0y0_cpu"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "it2struve0": dict(
@@ -840,7 +840,7 @@ UFUNCS = {
         loops=("f->ffff", "d->dddd"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_itairy_cpu"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "iti0k0": dict(
@@ -850,7 +850,7 @@ UFUNCS = {
         loops=("f->ff", "d->dd"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_iti0k0_cpu"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "itj0y0": dict(
@@ -860,7 +860,7 @@ UFUNCS = {
         loops=("f->ff", "d->dd"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_itj0y0_cpu"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "itmodstruve0": dict(
@@ -1264,7 +1264,7 @@ UFUNCS = {
         loops=("f->FF", "d->DD"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_modfresnelm_cpu"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "modfresnelp": dict(
@@ -1274,7 +1274,7 @@ UFUNCS = {
         loops=("f->FF", "d->DD"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_modfresnelp_cpu"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "modstruve": dict(
@@ -1384,8 +1384,8 @@ UFUNCS = {
         loops=("ff->ff", "dd->dd"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_pbdv_cpu"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("x",),
+        nondiff=("v",),
     ),
     "pbvv": dict(
         target="bridgegen.jax_xsf.pbvv",
@@ -1394,8 +1394,8 @@ UFUNCS = {
         loops=("ff->ff", "dd->dd"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_pbvv_cpu"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("x",),
+        nondiff=("v",),
     ),
     "pbwa": dict(
         target="bridgegen.jax_xsf.pbwa",
@@ -1404,8 +1404,8 @@ UFUNCS = {
         loops=("ff->ff", "dd->dd"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_pbwa_cpu"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("x",),
+        nondiff=("a",),
     ),
     "pdtr": dict(
         target="bridgegen.jax_xsf.pdtr",
@@ -1528,7 +1528,7 @@ UFUNCS = {
         loops=("f->ff", "d->dd", "F->FF", "D->DD"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_shichi_cpu", "cuda": "bg_jax_xsf_shichi_cuda"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "sici": dict(
@@ -1538,7 +1538,7 @@ UFUNCS = {
         loops=("f->ff", "d->dd", "F->FF", "D->DD"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_sici_cpu", "cuda": "bg_jax_xsf_sici_cuda"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "sindg": dict(
