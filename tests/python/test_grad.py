@@ -29,7 +29,11 @@ POINTS = {
     "ellipkinc": (0.7, 0.4), "ellipeinc": (0.7, 0.4), "nrdtrisd": (0.5, 0.7, 2.0),
     # xsf's modified Fresnel integrals are the integrals only for x >= 0 (see the spec).
     "modfresnelp": (1.3,), "modfresnelm": (1.3,),
+    # Positive real arguments: there the scaled functions are real-valued (and eAi is not NaN).
+    "ive": (1.3, 1.7), "jve": (1.3, 1.7), "yve": (1.3, 1.7), "airye": (1.3,),
 }  # fmt: skip
+# First order only: the rules use xsf's kolmogp/smirnovp, whose own derivatives xsf lacks.
+FIRST_ORDER = {"kolmogorov", "kolmogi", "smirnov", "smirnovi"}
 
 
 def point(u):
@@ -80,7 +84,8 @@ def test_check_grads(u, platform):
             args[k] = t
             return f(*args)
 
-        check_grads(partial, (jax.device_put(np.float64(x[k]), dev),), order=2, modes=["fwd", "rev"], rtol=1e-5, atol=1e-7)
+        order = 1 if u["name"] in FIRST_ORDER else 2
+        check_grads(partial, (jax.device_put(np.float64(x[k]), dev),), order=order, modes=["fwd", "rev"], rtol=1e-5, atol=1e-7)
 
 
 def test_nondiff_and_missing_rules_raise_naming_the_argument():
@@ -141,26 +146,80 @@ def test_agm_rule_against_scipy_differences_at_and_off_the_diagonal():
         check_grads(jax_xsf.agm, (a, b), order=2, modes=["fwd", "rev"], rtol=1e-5, atol=1e-7)
 
 
-@pytest.mark.parametrize("name", ["fresnel", "sici", "shichi", "airy", "pbdv", "pbwa", "itairy", "it2j0y0", "modfresnelp"])
-def test_multi_output_rules_against_scipy_differences(name):
-    # One partial per output (a tuple rule); each against SciPy's own central difference.
+AGAINST_SCIPY = [
+    "fresnel", "sici", "shichi", "airy", "pbdv", "pbwa", "itairy", "it2j0y0", "modfresnelp",
+    "airye", "kelvin", "ellipj", "besselpoly", "ive", "jve", "yve", "kolmogorov", "kolmogi",
+    "smirnov", "smirnovi", "voigt_profile", "mathieu_cem", "mathieu_sem", "mathieu_modcem1",
+    "mathieu_modcem2", "mathieu_modsem1", "mathieu_modsem2",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", AGAINST_SCIPY)
+def test_rules_against_scipy_differences(name):
+    # Every partial of the rule (one per output for a tuple rule) against SciPy's own central
+    # difference of the same function.
     import scipy.special as sc
 
     u = next(u for u in SPEC["ufunc"] if u["name"] == name)
     x = point(u)
-    k = u["inputs"].index(next(iter(u["derivatives"])))
     f, g = getattr(jax_xsf, name), getattr(sc, name)
+    for arg in u["derivatives"]:
+        k = u["inputs"].index(arg)
 
-    def at(t, fn):
-        args = list(x)
-        args[k] = t
-        return fn(*args)
+        def at(t, fn, k=k):
+            args = list(x)
+            args[k] = t
+            return fn(*args)
 
-    _, tangents = jax.jvp(lambda t: at(t, f), (np.float64(x[k]),), (np.float64(1.0),))
-    assert len(tangents) == len(u["outputs"])
-    for got, want in zip(tangents, central(lambda t: at(t, g), x[k])):
-        # rtol 1e-5: specfun's itairy is good to ~1e-8, which its central difference amplifies.
-        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-9)
+        _, tangents = jax.jvp(lambda t: at(t, f), (np.float64(x[k]),), (np.float64(1.0),))
+        single = len(u.get("outputs", ["out"])) == 1
+        tangents, want = ((tangents,), (central(lambda t: at(t, g), x[k]),)) if single else (tangents, central(lambda t: at(t, g), x[k]))
+        assert len(tangents) == len(u.get("outputs", ["out"]))
+        for got, w in zip(tangents, want):
+            # rtol 1e-5: specfun's itairy is good to ~1e-8, which its central difference amplifies.
+            np.testing.assert_allclose(np.asarray(got), w, rtol=1e-5, atol=1e-9, err_msg=f"{name} in {arg}")
+
+
+def test_voigt_profile_rule_at_sigma_zero_is_the_lorentzian():
+    # sigma = 0: the closed form divides by sigma; the rule switches to the Lorentzian's partials.
+    x, gamma = 0.7, 1.3
+    gx, gs, gg = jax.grad(jax_xsf.voigt_profile, argnums=(0, 1, 2))(x, 0.0, gamma)
+    lor = lambda x, g: g / (np.pi * (x * x + g * g))  # noqa: E731
+    np.testing.assert_allclose(float(gx), central(lambda t: lor(t, gamma), x), rtol=1e-7)
+    np.testing.assert_allclose(float(gg), central(lambda t: lor(x, t), gamma), rtol=1e-7)
+    assert float(gs) == 0.0
+
+
+@pytest.mark.parametrize("name,x", [("hyp1f1", (0.7, 1.9, 0.8 + 0.4j)), ("hankel1e", (1.3, 1.7 + 0.5j)), ("hankel2e", (1.3, 1.7 + 0.5j))])
+def test_complex_argument_rules(name, x):
+    # Holomorphic in the complex argument: check_grads in complex directions, and the
+    # derivative along the real axis against SciPy's central difference.
+    import scipy.special as sc
+
+    f, g = getattr(jax_xsf, name), getattr(sc, name)
+    fixed, z = x[:-1], np.complex128(x[-1])
+    check_grads(lambda t: f(*fixed, t), (z,), order=2, modes=["fwd", "rev"], rtol=1e-5, atol=1e-7)
+    _, got = jax.jvp(lambda t: f(*fixed, t), (z,), (np.complex128(1.0),))
+    np.testing.assert_allclose(complex(got), central(lambda t: g(*fixed, t), z), rtol=1e-7)
+
+
+def test_scaled_bessel_rules_are_nan_for_complex_arguments():
+    # ive, jve, yve and airye's eBi are scaled by e^-|Re| or e^-|Im|: not holomorphic, so a JVP
+    # linear in dz cannot be right; NaN rather than a wrong number.
+    z = np.complex128(1.3 + 0.4j)
+    for name in ("ive", "jve", "yve"):
+        _, t = jax.jvp(lambda s, name=name: getattr(jax_xsf, name)(1.5, s), (z,), (np.complex128(1.0),))
+        assert np.isnan(complex(t)), name
+    tangents = jax.jvp(jax_xsf.airye, (z,), (np.complex128(1.0),))[1]
+    assert np.isfinite(complex(tangents[0])) and np.isfinite(complex(tangents[1]))
+    assert np.isnan(complex(tangents[2])) and np.isnan(complex(tangents[3]))
+
+
+def test_kolmogorov_rules_have_no_second_derivative():
+    g = jax.grad(jax_xsf.kolmogorov)
+    np.testing.assert_allclose(float(g(0.8)), -1.627024345636592, rtol=1e-12)  # SciPy's _kolmogp(0.8)
+    with pytest.raises(TypeError, match="jax_xsf.kolmogp: cannot differentiate with respect to 'y'"):
+        jax.grad(g)(0.8)
 
 
 def test_modfresnel_rules_are_nan_where_xsf_is_not_the_integral():

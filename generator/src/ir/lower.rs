@@ -489,6 +489,20 @@ fn parse_rule(cx: &mut Ctx, rule: &Spanned<String>) -> Option<pyexpr::PyExpr> {
     }
 }
 
+/// The value shapes a rule can take: (parts, written as a tuple) for each branch of its
+/// top-level conditionals.
+fn rule_parts(expr: &pyexpr::PyExpr) -> Vec<(usize, bool)> {
+    match expr {
+        pyexpr::PyExpr::Tuple(items) => vec![(items.len(), true)],
+        pyexpr::PyExpr::IfElse(body, _, orelse) => {
+            let mut v = rule_parts(body);
+            v.extend(rule_parts(orelse));
+            v
+        }
+        _ => vec![(1, false)],
+    }
+}
+
 /// A derivative rule's canonical text (None after a diagnostic).
 fn check_derivative(
     cx: &mut Ctx,
@@ -500,15 +514,15 @@ fn check_derivative(
     let expr = parse_rule(cx, rule)?;
     let mut known: Vec<String> = inputs.to_vec();
     known.extend(outputs.iter().cloned());
-    // One partial derivative per output: a tuple exactly when there are several.
-    let parts = match &expr {
-        pyexpr::PyExpr::Tuple(items) => items.len(),
-        _ => 1,
-    };
+    // One partial derivative per output: a tuple exactly when there are several, in each
+    // branch of a conditional (`(...) if jnp.iscomplexobj(z) else (...)`).
     let mut ok = true;
-    if parts != outputs.len() || (outputs.len() == 1 && matches!(expr, pyexpr::PyExpr::Tuple(_))) {
-        cx.err(rule.span(), catalog::rule_arity(parts, outputs));
-        ok = false;
+    for (parts, tuple) in rule_parts(&expr) {
+        if parts != outputs.len() || (outputs.len() == 1 && tuple) {
+            cx.err(rule.span(), catalog::rule_arity(parts, outputs));
+            ok = false;
+            break;
+        }
     }
     for (name, at, how) in pyexpr::names(&expr) {
         let bad = match how {

@@ -136,6 +136,7 @@ __all__ = [
     "kn",
     "kolmogi",
     "kolmogorov",
+    "kolmogp",
     "kv",
     "kve",
     "lambertw",
@@ -185,6 +186,7 @@ __all__ = [
     "sindg",
     "smirnov",
     "smirnovi",
+    "smirnovp",
     "spence",
     "spherical_in",
     "spherical_jn",
@@ -1779,6 +1781,20 @@ def kolmogorov(y, /, *, overwrite_input=None):
     return _ufuncs["kolmogorov"](y, overwrite_input=overwrite_input)
 
 
+def kolmogp(y, /, *, overwrite_input=None):
+    """Derivative of kolmogorov (SciPy's private scipy.special._ufuncs._kolmogp); kolmogorov's and kolmogi's derivative rules use it.
+
+    Equivalent to ``scipy.special._ufuncs._kolmogp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special._ufuncs._kolmogp.html
+    Type loops: f->f, d->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["kolmogp"](y, overwrite_input=overwrite_input)
+
+
 def kv(v, z, /, *, overwrite_input=None):
     """Modified Bessel function of the second kind of real order v.
 
@@ -2500,6 +2516,20 @@ def smirnovi(n, p, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["smirnovi"](n, p, overwrite_input=overwrite_input)
+
+
+def smirnovp(n, d, /, *, overwrite_input=None):
+    """Derivative of smirnov with respect to d (SciPy's private scipy.special._ufuncs._smirnovp); smirnov's and smirnovi's derivative rules use it.
+
+    Equivalent to ``scipy.special._ufuncs._smirnovp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special._ufuncs._smirnovp.html
+    Type loops: if->f, lf->f, id->d, ld->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["smirnovp"](n, d, overwrite_input=overwrite_input)
 
 
 def spence(z, /, *, overwrite_input=None):

@@ -7,7 +7,7 @@ the package imports this module after its functions, which derivative rules may 
 import jax.numpy as jnp
 import jax.scipy.special as jsp
 
-from . import airy, bei, beip, ber, berp, betainccinv, betaincinv, betaln, cosdg, digamma, ellipe, ellipeinc, ellipk, ellipkinc, ellipkm1, erf, erfcinv, erfinv, expit, expn, exprel, fdtri, gamma, gammaln, hankel1, hankel2, hyp2f1, i0, i0e, i1, i1e, iv, j0, j1, jv, k0, k0e, k1, k1e, kei, keip, ker, kerp, kn, kv, kve, log_wright_bessel, lpmv, modstruve, ndtri, ndtri_exp, rgamma, sindg, spherical_in, spherical_jn, spherical_yn, stdtrit, struve, wright_bessel, y0, y1, yn, yv, zeta
+from . import airy, bei, beip, ber, berp, besselpoly, betainccinv, betaincinv, betaln, cosdg, digamma, ellipe, ellipeinc, ellipk, ellipkinc, ellipkm1, erf, erfcinv, erfinv, expit, expn, exprel, fdtri, gamma, gammaln, hankel1, hankel1e, hankel2, hankel2e, hyp1f1, hyp2f1, i0, i0e, i1, i1e, iv, ive, j0, j1, jv, jve, k0, k0e, k1, k1e, kei, keip, ker, kerp, kn, kolmogp, kv, kve, log_wright_bessel, lpmv, mathieu_a, mathieu_b, modstruve, ndtri, ndtri_exp, rgamma, sindg, smirnovp, spherical_in, spherical_jn, spherical_yn, stdtrit, struve, wofz, wright_bessel, y0, y1, yn, yv, yve, zeta
 
 
 def _d_agm__a(a, b, out):  # d agm / d a
@@ -20,6 +20,10 @@ def _d_agm__b(a, b, out):  # d agm / d b
 
 def _d_airy__z(z, ai, aip, bi, bip):  # d airy / d z
     return (aip, z * ai, bip, z * bi)
+
+
+def _d_airye__z(z, eai, eaip, ebi, ebip):  # d airye / d z
+    return (eaip + jnp.sqrt(z) * eai, z * eai + jnp.sqrt(z) * eaip, jnp.full_like(ebi, jnp.nan), jnp.full_like(ebip, jnp.nan)) if jnp.iscomplexobj(z) else (eaip + jnp.sqrt(jnp.maximum(z, 0)) * eai, z * eai + jnp.sqrt(jnp.maximum(z, 0)) * eaip, ebip - jnp.sqrt(jnp.maximum(z, 0)) * ebi, z * ebi - jnp.sqrt(jnp.maximum(z, 0)) * ebip)
 
 
 def _d_bdtr__p(k, n, p, out):  # d bdtr / d p
@@ -48,6 +52,10 @@ def _d_ber__x(x, out):  # d ber / d x
 
 def _d_berp__x(x, out):  # d berp / d x
     return -bei(x) - out / x
+
+
+def _d_besselpoly__a(a, lmb, nu, out):  # d besselpoly / d a
+    return besselpoly(a, lmb + 1, nu - 1) - besselpoly(a, lmb + 1, nu + 1)
 
 
 def _d_beta__a(a, b, out):  # d beta / d a
@@ -144,6 +152,10 @@ def _d_ellipeinc__m(phi, m, out):  # d ellipeinc / d m
 
 def _d_ellipeinc__phi(phi, m, out):  # d ellipeinc / d phi
     return jnp.sqrt(1 - m * jnp.sin(phi) ** 2)
+
+
+def _d_ellipj__u(u, m, sn, cn, dn, ph):  # d ellipj / d u
+    return (cn * dn, -sn * dn, -m * sn * cn, dn)
 
 
 def _d_ellipk__m(m, out):  # d ellipk / d m
@@ -302,8 +314,16 @@ def _d_hankel1__z(v, z, out):  # d hankel1 / d z
     return (hankel1(v - 1, z) - hankel1(v + 1, z)) / 2
 
 
+def _d_hankel1e__z(v, z, out):  # d hankel1e / d z
+    return (hankel1e(v - 1, z) - hankel1e(v + 1, z)) / 2 - 1j * out
+
+
 def _d_hankel2__z(v, z, out):  # d hankel2 / d z
     return (hankel2(v - 1, z) - hankel2(v + 1, z)) / 2
+
+
+def _d_hankel2e__z(v, z, out):  # d hankel2e / d z
+    return (hankel2e(v - 1, z) - hankel2e(v + 1, z)) / 2 + 1j * out
 
 
 def _d_huber__delta(delta, r, out):  # d huber / d delta
@@ -312,6 +332,10 @@ def _d_huber__delta(delta, r, out):  # d huber / d delta
 
 def _d_huber__r(delta, r, out):  # d huber / d r
     return jnp.where(jnp.abs(r) <= delta, r, delta * jnp.sign(r))
+
+
+def _d_hyp1f1__x(a, b, x, out):  # d hyp1f1 / d x
+    return a / b * hyp1f1(a + 1, b + 1, x)
 
 
 def _d_hyp2f1__z(a, b, c, z, out):  # d hyp2f1 / d z
@@ -378,6 +402,10 @@ def _d_iv__z(v, z, out):  # d iv / d z
     return (iv(v - 1, z) + iv(v + 1, z)) / 2
 
 
+def _d_ive__z(v, z, out):  # d ive / d z
+    return jnp.full_like(out, jnp.nan) if jnp.iscomplexobj(z) else (ive(v - 1, z) + ive(v + 1, z)) / 2 - jnp.sign(z) * out
+
+
 def _d_j0__x(x, out):  # d j0 / d x
     return -j1(x)
 
@@ -388,6 +416,10 @@ def _d_j1__x(x, out):  # d j1 / d x
 
 def _d_jv__z(v, z, out):  # d jv / d z
     return (jv(v - 1, z) - jv(v + 1, z)) / 2
+
+
+def _d_jve__z(v, z, out):  # d jve / d z
+    return jnp.full_like(out, jnp.nan) if jnp.iscomplexobj(z) else (jve(v - 1, z) - jve(v + 1, z)) / 2
 
 
 def _d_k0__x(x, out):  # d k0 / d x
@@ -414,6 +446,10 @@ def _d_keip__x(x, out):  # d keip / d x
     return ker(x) - out / x
 
 
+def _d_kelvin__x(x, be, ke, bep, kep):  # d kelvin / d x
+    return (bep, kep, jnp.where(x == 0, 0.5j * be, 1j * be - bep / jnp.where(x == 0, 1, x)), 1j * ke - kep / x)
+
+
 def _d_ker__x(x, out):  # d ker / d x
     return kerp(x)
 
@@ -432,6 +468,14 @@ def _d_kl_div__y(x, y, out):  # d kl_div / d y
 
 def _d_kn__x(n, x, out):  # d kn / d x
     return -0.5 * (kn(jnp.abs(n - 1), x) + kn(n + 1, x))
+
+
+def _d_kolmogi__p(p, out):  # d kolmogi / d p
+    return 1 / kolmogp(out)
+
+
+def _d_kolmogorov__y(y, out):  # d kolmogorov / d y
+    return kolmogp(y)
 
 
 def _d_kv__z(v, z, out):  # d kv / d z
@@ -472,6 +516,30 @@ def _d_logit__p(p, out):  # d logit / d p
 
 def _d_lpmv__x(m, v, x, out):  # d lpmv / d x
     return ((v + 1) * x * out - (v - m + 1) * lpmv(m, v + 1, x)) / (1 - x * x)
+
+
+def _d_mathieu_cem__x(m, q, x, y, yp):  # d mathieu_cem / d x
+    return (jnp.pi / 180 * yp, -jnp.pi / 180 * (mathieu_a(m, q) - 2 * q * jnp.cos(jnp.pi / 90 * x)) * y)
+
+
+def _d_mathieu_modcem1__x(m, q, x, y, yp):  # d mathieu_modcem1 / d x
+    return (yp, (mathieu_a(m, q) - 2 * q * jnp.cosh(2 * x)) * y)
+
+
+def _d_mathieu_modcem2__x(m, q, x, y, yp):  # d mathieu_modcem2 / d x
+    return (yp, (mathieu_a(m, q) - 2 * q * jnp.cosh(2 * x)) * y)
+
+
+def _d_mathieu_modsem1__x(m, q, x, y, yp):  # d mathieu_modsem1 / d x
+    return (yp, (mathieu_b(m, q) - 2 * q * jnp.cosh(2 * x)) * y)
+
+
+def _d_mathieu_modsem2__x(m, q, x, y, yp):  # d mathieu_modsem2 / d x
+    return (yp, (mathieu_b(m, q) - 2 * q * jnp.cosh(2 * x)) * y)
+
+
+def _d_mathieu_sem__x(m, q, x, y, yp):  # d mathieu_sem / d x
+    return (jnp.pi / 180 * yp, -jnp.pi / 180 * (mathieu_b(m, q) - 2 * q * jnp.cos(jnp.pi / 90 * x)) * y)
 
 
 def _d_modfresnelm__x(x, fm, km):  # d modfresnelm / d x
@@ -618,6 +686,14 @@ def _d_sindg__x(x, out):  # d sindg / d x
     return jnp.pi / 180 * cosdg(x)
 
 
+def _d_smirnov__d(n, d, out):  # d smirnov / d d
+    return smirnovp(n, d)
+
+
+def _d_smirnovi__p(n, p, out):  # d smirnovi / d p
+    return 1 / smirnovp(n, out)
+
+
 def _d_spence__z(z, out):  # d spence / d z
     return -jnp.log(z) / (z - 1)
 
@@ -652,6 +728,18 @@ def _d_tandg__x(x, out):  # d tandg / d x
 
 def _d_tukeylambdacdf__x(x, lmbda, out):  # d tukeylambdacdf / d x
     return jnp.where(jnp.logical_and(out > 0, out < 1), 1 / (jnp.where(jnp.logical_and(out > 0, out < 1), out, 0.5) ** (lmbda - 1) + (1 - jnp.where(jnp.logical_and(out > 0, out < 1), out, 0.5)) ** (lmbda - 1)), 0.0)
+
+
+def _d_voigt_profile__gamma(x, sigma, gamma, out):  # d voigt_profile / d gamma
+    return jnp.where(sigma == 0, (x * x - gamma * gamma) / (jnp.pi * (x * x + gamma * gamma) ** 2), -jnp.imag(-2 * ((x + 1j * gamma) / (jnp.where(sigma == 0, 1, sigma) * jnp.sqrt(2.0))) * wofz((x + 1j * gamma) / (jnp.where(sigma == 0, 1, sigma) * jnp.sqrt(2.0))) + 2j / jnp.sqrt(jnp.pi)) / (2 * jnp.sqrt(jnp.pi) * jnp.where(sigma == 0, 1, sigma) ** 2))
+
+
+def _d_voigt_profile__sigma(x, sigma, gamma, out):  # d voigt_profile / d sigma
+    return jnp.where(sigma == 0, 0.0, -out / jnp.where(sigma == 0, 1, sigma) - jnp.real((-2 * ((x + 1j * gamma) / (jnp.where(sigma == 0, 1, sigma) * jnp.sqrt(2.0))) * wofz((x + 1j * gamma) / (jnp.where(sigma == 0, 1, sigma) * jnp.sqrt(2.0))) + 2j / jnp.sqrt(jnp.pi)) * (x + 1j * gamma)) / (2 * jnp.sqrt(jnp.pi) * jnp.where(sigma == 0, 1, sigma) ** 3))
+
+
+def _d_voigt_profile__x(x, sigma, gamma, out):  # d voigt_profile / d x
+    return jnp.where(sigma == 0, -2 * x * gamma / (jnp.pi * (x * x + gamma * gamma) ** 2), jnp.real(-2 * ((x + 1j * gamma) / (jnp.where(sigma == 0, 1, sigma) * jnp.sqrt(2.0))) * wofz((x + 1j * gamma) / (jnp.where(sigma == 0, 1, sigma) * jnp.sqrt(2.0))) + 2j / jnp.sqrt(jnp.pi)) / (2 * jnp.sqrt(jnp.pi) * jnp.where(sigma == 0, 1, sigma) ** 2))
 
 
 def _d_wofz__z(z, out):  # d wofz / d z
@@ -694,6 +782,10 @@ def _d_yv__z(v, z, out):  # d yv / d z
     return (yv(v - 1, z) - yv(v + 1, z)) / 2
 
 
+def _d_yve__z(v, z, out):  # d yve / d z
+    return jnp.full_like(out, jnp.nan) if jnp.iscomplexobj(z) else (yve(v - 1, z) - yve(v + 1, z)) / 2
+
+
 def _d_zeta__q(x, q, out):  # d zeta / d q
     return -x * zeta(x + 1, q)
 
@@ -701,6 +793,7 @@ def _d_zeta__q(x, q, out):  # d zeta / d q
 DERIVATIVES = {
     "agm": {"a": _d_agm__a, "b": _d_agm__b},
     "airy": {"z": _d_airy__z},
+    "airye": {"z": _d_airye__z},
     "bdtr": {"p": _d_bdtr__p},
     "bdtrc": {"p": _d_bdtrc__p},
     "bdtri": {"y": _d_bdtri__y},
@@ -708,6 +801,7 @@ DERIVATIVES = {
     "beip": {"x": _d_beip__x},
     "ber": {"x": _d_ber__x},
     "berp": {"x": _d_berp__x},
+    "besselpoly": {"a": _d_besselpoly__a},
     "beta": {"a": _d_beta__a, "b": _d_beta__b},
     "betainc": {"x": _d_betainc__x},
     "betaincc": {"x": _d_betaincc__x},
@@ -728,6 +822,7 @@ DERIVATIVES = {
     "digamma": {"z": _d_digamma__z},
     "ellipe": {"m": _d_ellipe__m},
     "ellipeinc": {"m": _d_ellipeinc__m, "phi": _d_ellipeinc__phi},
+    "ellipj": {"u": _d_ellipj__u},
     "ellipk": {"m": _d_ellipk__m},
     "ellipkinc": {"m": _d_ellipkinc__m, "phi": _d_ellipkinc__phi},
     "ellipkm1": {"p": _d_ellipkm1__p},
@@ -762,8 +857,11 @@ DERIVATIVES = {
     "gdtria": {"p": _d_gdtria__p, "x": _d_gdtria__x},
     "gdtrix": {"a": _d_gdtrix__a, "p": _d_gdtrix__p},
     "hankel1": {"z": _d_hankel1__z},
+    "hankel1e": {"z": _d_hankel1e__z},
     "hankel2": {"z": _d_hankel2__z},
+    "hankel2e": {"z": _d_hankel2e__z},
     "huber": {"delta": _d_huber__delta, "r": _d_huber__r},
+    "hyp1f1": {"x": _d_hyp1f1__x},
     "hyp2f1": {"z": _d_hyp2f1__z},
     "i0": {"x": _d_i0__x},
     "i0e": {"x": _d_i0e__x},
@@ -780,19 +878,24 @@ DERIVATIVES = {
     "itmodstruve0": {"x": _d_itmodstruve0__x},
     "itstruve0": {"x": _d_itstruve0__x},
     "iv": {"z": _d_iv__z},
+    "ive": {"z": _d_ive__z},
     "j0": {"x": _d_j0__x},
     "j1": {"x": _d_j1__x},
     "jv": {"z": _d_jv__z},
+    "jve": {"z": _d_jve__z},
     "k0": {"x": _d_k0__x},
     "k0e": {"x": _d_k0e__x},
     "k1": {"x": _d_k1__x},
     "k1e": {"x": _d_k1e__x},
     "kei": {"x": _d_kei__x},
     "keip": {"x": _d_keip__x},
+    "kelvin": {"x": _d_kelvin__x},
     "ker": {"x": _d_ker__x},
     "kerp": {"x": _d_kerp__x},
     "kl_div": {"x": _d_kl_div__x, "y": _d_kl_div__y},
     "kn": {"x": _d_kn__x},
+    "kolmogi": {"p": _d_kolmogi__p},
+    "kolmogorov": {"y": _d_kolmogorov__y},
     "kv": {"z": _d_kv__z},
     "kve": {"z": _d_kve__z},
     "lambertw": {"z": _d_lambertw__z},
@@ -803,6 +906,12 @@ DERIVATIVES = {
     "loggamma": {"z": _d_loggamma__z},
     "logit": {"p": _d_logit__p},
     "lpmv": {"x": _d_lpmv__x},
+    "mathieu_cem": {"x": _d_mathieu_cem__x},
+    "mathieu_modcem1": {"x": _d_mathieu_modcem1__x},
+    "mathieu_modcem2": {"x": _d_mathieu_modcem2__x},
+    "mathieu_modsem1": {"x": _d_mathieu_modsem1__x},
+    "mathieu_modsem2": {"x": _d_mathieu_modsem2__x},
+    "mathieu_sem": {"x": _d_mathieu_sem__x},
     "modfresnelm": {"x": _d_modfresnelm__x},
     "modfresnelp": {"x": _d_modfresnelp__x},
     "modstruve": {"x": _d_modstruve__x},
@@ -830,6 +939,8 @@ DERIVATIVES = {
     "shichi": {"x": _d_shichi__x},
     "sici": {"x": _d_sici__x},
     "sindg": {"x": _d_sindg__x},
+    "smirnov": {"d": _d_smirnov__d},
+    "smirnovi": {"p": _d_smirnovi__p},
     "spence": {"z": _d_spence__z},
     "spherical_in": {"z": _d_spherical_in__z},
     "spherical_jn": {"z": _d_spherical_jn__z},
@@ -839,6 +950,7 @@ DERIVATIVES = {
     "struve": {"x": _d_struve__x},
     "tandg": {"x": _d_tandg__x},
     "tukeylambdacdf": {"x": _d_tukeylambdacdf__x},
+    "voigt_profile": {"gamma": _d_voigt_profile__gamma, "sigma": _d_voigt_profile__sigma, "x": _d_voigt_profile__x},
     "wofz": {"z": _d_wofz__z},
     "wright_bessel": {"x": _d_wright_bessel__x},
     "xlog1py": {"x": _d_xlog1py__x, "y": _d_xlog1py__y},
@@ -847,6 +959,7 @@ DERIVATIVES = {
     "y1": {"x": _d_y1__x},
     "yn": {"x": _d_yn__x},
     "yv": {"z": _d_yv__z},
+    "yve": {"z": _d_yve__z},
     "zeta": {"q": _d_zeta__q},
 }
 

@@ -6,7 +6,7 @@ VERSION = "0.1.0"
 LIBRARY = "libjax_xsf_ffi.so"
 CONTRACT_SYMBOL = "bg_jax_xsf_contract"
 # Stamped into the library too; a mismatch at import means stale build output.
-CONTRACT = "bridgegen 0.1.0; spec sha256:9257935be3f6047c; xla-ffi-api 0.1"
+CONTRACT = "bridgegen 0.1.0; spec sha256:b0aea1005cc7b2f3; xla-ffi-api 0.1"
 # Returns the CUDA architectures whose kernels the library embeds ("" if none).
 CUDA_ARCHS_SYMBOL = "bg_jax_xsf_cuda_archs"
 # Returns the build's facts as JSON; `bridgegen build` writes the same into _build.py.
@@ -40,7 +40,7 @@ UFUNCS = {
         loops=("f->ffff", "d->dddd", "F->FFFF", "D->DDDD"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_airye_cpu"},
-        derivatives=(),
+        derivatives=("z",),
         nondiff=(),
     ),
     "bdtr": dict(
@@ -120,8 +120,8 @@ UFUNCS = {
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_besselpoly_cpu", "cuda": "bg_jax_xsf_besselpoly_cuda"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("a",),
+        nondiff=("lmb", "nu"),
     ),
     "beta": dict(
         target="bridgegen.jax_xsf.beta",
@@ -330,8 +330,8 @@ UFUNCS = {
         loops=("ff->ffff", "dd->dddd"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_ellipj_cpu", "cuda": "bg_jax_xsf_ellipj_cuda"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("u",),
+        nondiff=("m",),
     ),
     "ellipk": dict(
         target="bridgegen.jax_xsf.ellipk",
@@ -690,7 +690,7 @@ UFUNCS = {
         loops=("fF->F", "dD->D"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_hankel1e_cpu"},
-        derivatives=(),
+        derivatives=("z",),
         nondiff=("v",),
     ),
     "hankel2": dict(
@@ -710,7 +710,7 @@ UFUNCS = {
         loops=("fF->F", "dD->D"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_hankel2e_cpu"},
-        derivatives=(),
+        derivatives=("z",),
         nondiff=("v",),
     ),
     "huber": dict(
@@ -730,8 +730,8 @@ UFUNCS = {
         loops=("ffF->F", "ddD->D"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_hyp1f1_cpu"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("x",),
+        nondiff=("a", "b"),
     ),
     "hyp2f1": dict(
         target="bridgegen.jax_xsf.hyp2f1",
@@ -901,7 +901,7 @@ UFUNCS = {
         loops=("ff->f", "dd->d", "fF->F", "dD->D"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_ive_cpu"},
-        derivatives=(),
+        derivatives=("z",),
         nondiff=("v",),
     ),
     "j0": dict(
@@ -943,7 +943,7 @@ UFUNCS = {
         platforms=("cpu", "cuda"),
         cuda_loops=("ff->f", "dd->d"),
         handlers={"cpu": "bg_jax_xsf_jve_cpu", "cuda": "bg_jax_xsf_jve_cuda"},
-        derivatives=(),
+        derivatives=("z",),
         nondiff=("v",),
     ),
     "k0": dict(
@@ -1013,7 +1013,7 @@ UFUNCS = {
         loops=("f->FFFF", "d->DDDD"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_kelvin_cpu"},
-        derivatives=(),
+        derivatives=("x",),
         nondiff=(),
     ),
     "ker": dict(
@@ -1063,7 +1063,7 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_kolmogi_cpu"},
-        derivatives=(),
+        derivatives=("p",),
         nondiff=(),
     ),
     "kolmogorov": dict(
@@ -1073,6 +1073,16 @@ UFUNCS = {
         loops=("f->f", "d->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_kolmogorov_cpu"},
+        derivatives=("y",),
+        nondiff=(),
+    ),
+    "kolmogp": dict(
+        target="bridgegen.jax_xsf.kolmogp",
+        inputs=("y",),
+        outputs=("out",),
+        loops=("f->f", "d->d"),
+        platforms=("cpu",),
+        handlers={"cpu": "bg_jax_xsf_kolmogp_cpu"},
         derivatives=(),
         nondiff=(),
     ),
@@ -1185,7 +1195,7 @@ UFUNCS = {
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_mathieu_a_cpu"},
         derivatives=(),
-        nondiff=(),
+        nondiff=("m", "q"),
     ),
     "mathieu_b": dict(
         target="bridgegen.jax_xsf.mathieu_b",
@@ -1195,7 +1205,7 @@ UFUNCS = {
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_mathieu_b_cpu"},
         derivatives=(),
-        nondiff=(),
+        nondiff=("m", "q"),
     ),
     "mathieu_cem": dict(
         target="bridgegen.jax_xsf.mathieu_cem",
@@ -1204,8 +1214,8 @@ UFUNCS = {
         loops=("fff->ff", "ddd->dd"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_mathieu_cem_cpu"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("x",),
+        nondiff=("m", "q"),
     ),
     "mathieu_modcem1": dict(
         target="bridgegen.jax_xsf.mathieu_modcem1",
@@ -1214,8 +1224,8 @@ UFUNCS = {
         loops=("fff->ff", "ddd->dd"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_mathieu_modcem1_cpu"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("x",),
+        nondiff=("m", "q"),
     ),
     "mathieu_modcem2": dict(
         target="bridgegen.jax_xsf.mathieu_modcem2",
@@ -1224,8 +1234,8 @@ UFUNCS = {
         loops=("fff->ff", "ddd->dd"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_mathieu_modcem2_cpu"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("x",),
+        nondiff=("m", "q"),
     ),
     "mathieu_modsem1": dict(
         target="bridgegen.jax_xsf.mathieu_modsem1",
@@ -1234,8 +1244,8 @@ UFUNCS = {
         loops=("fff->ff", "ddd->dd"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_mathieu_modsem1_cpu"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("x",),
+        nondiff=("m", "q"),
     ),
     "mathieu_modsem2": dict(
         target="bridgegen.jax_xsf.mathieu_modsem2",
@@ -1244,8 +1254,8 @@ UFUNCS = {
         loops=("fff->ff", "ddd->dd"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_mathieu_modsem2_cpu"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("x",),
+        nondiff=("m", "q"),
     ),
     "mathieu_sem": dict(
         target="bridgegen.jax_xsf.mathieu_sem",
@@ -1254,8 +1264,8 @@ UFUNCS = {
         loops=("fff->ff", "ddd->dd"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_mathieu_sem_cpu"},
-        derivatives=(),
-        nondiff=(),
+        derivatives=("x",),
+        nondiff=("m", "q"),
     ),
     "modfresnelm": dict(
         target="bridgegen.jax_xsf.modfresnelm",
@@ -1558,7 +1568,7 @@ UFUNCS = {
         loops=("if->f", "lf->f", "id->d", "ld->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_smirnov_cpu"},
-        derivatives=(),
+        derivatives=("d",),
         nondiff=("n",),
     ),
     "smirnovi": dict(
@@ -1568,6 +1578,16 @@ UFUNCS = {
         loops=("if->f", "lf->f", "id->d", "ld->d"),
         platforms=("cpu",),
         handlers={"cpu": "bg_jax_xsf_smirnovi_cpu"},
+        derivatives=("p",),
+        nondiff=("n",),
+    ),
+    "smirnovp": dict(
+        target="bridgegen.jax_xsf.smirnovp",
+        inputs=("n", "d"),
+        outputs=("out",),
+        loops=("if->f", "lf->f", "id->d", "ld->d"),
+        platforms=("cpu",),
+        handlers={"cpu": "bg_jax_xsf_smirnovp_cpu"},
         derivatives=(),
         nondiff=("n",),
     ),
@@ -1668,7 +1688,7 @@ UFUNCS = {
         loops=("fff->f", "ddd->d"),
         platforms=("cpu", "cuda"),
         handlers={"cpu": "bg_jax_xsf_voigt_profile_cpu", "cuda": "bg_jax_xsf_voigt_profile_cuda"},
-        derivatives=(),
+        derivatives=("gamma", "sigma", "x"),
         nondiff=(),
     ),
     "wofz": dict(
@@ -1762,7 +1782,7 @@ UFUNCS = {
         platforms=("cpu", "cuda"),
         cuda_loops=("ff->f", "dd->d"),
         handlers={"cpu": "bg_jax_xsf_yve_cpu", "cuda": "bg_jax_xsf_yve_cuda"},
-        derivatives=(),
+        derivatives=("z",),
         nondiff=("v",),
     ),
     "zeta": dict(

@@ -387,6 +387,8 @@ extern "C" {
         n: *const i64,
         steps: *const i64,
     );
+    fn bg_jax_xsf_kolmogp__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_kolmogp__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_kv__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_kv__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_kv__fF_F(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -651,6 +653,10 @@ extern "C" {
     fn bg_jax_xsf_smirnovi__lf_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_smirnovi__id_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_smirnovi__ld_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_smirnovp__if_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_smirnovp__lf_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_smirnovp__id_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_smirnovp__ld_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_spence__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_spence__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_spence__F_F(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -5611,6 +5617,31 @@ pub unsafe extern "C" fn bg_jax_xsf_kolmogorov_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_KOLMOGOROV)
 }
+static CPU_KOLMOGP: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.kolmogp",
+    nin: 1usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32],
+            kernel: bg_jax_xsf_kolmogp__f_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64],
+            kernel: bg_jax_xsf_kolmogp__d_d,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.kolmogp` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_kolmogp_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_KOLMOGP)
+}
 static CPU_KV: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.kv",
     nin: 2usize,
@@ -7827,6 +7858,39 @@ pub unsafe extern "C" fn bg_jax_xsf_smirnovi_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_SMIRNOVI)
 }
+static CPU_SMIRNOVP: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.smirnovp",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_smirnovp__if_f,
+        },
+        cpu::Loop {
+            types: &[DType::S64, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_smirnovp__lf_f,
+        },
+        cpu::Loop {
+            types: &[DType::S32, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_smirnovp__id_d,
+        },
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_smirnovp__ld_d,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.smirnovp` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_smirnovp_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_SMIRNOVP)
+}
 static CPU_SPENCE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.spence",
     nin: 1usize,
@@ -8900,7 +8964,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:9257935be3f6047c; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:b0aea1005cc7b2f3; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
