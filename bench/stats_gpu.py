@@ -2,10 +2,12 @@
 cupyx.scipy.special and jax.scipy.special, back to back (10 calls, one wait) at 2^22
 elements, float32 and float64. Run on the GPU machine: `python bench/stats_gpu.py`.
 Prints the run's environment and a markdown table (ratios within this run only).
+`ONLY=gammaincc,pdtr python bench/stats_gpu.py` times those functions alone.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 import jax
@@ -80,8 +82,12 @@ def main():
     rng = np.random.default_rng(0)
     dev = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
     print(timing.environment(gpu=dev, cupy=cupy.__version__))
-    rows = ["| function | dtype | bridge µs | cupyx µs | jax.scipy µs | bridge / cupyx | bridge / jax.scipy |", "|---|---|---|---|---|---|---|"]
-    for name in CASES:
+    rows = [
+        "| function | dtype | bridge µs | cupyx µs | jax.scipy µs | bridge / cupyx | bridge / jax.scipy |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    only = [f for f in os.environ.get("ONLY", "").split(",") if f]
+    for name in (n for n in CASES if not only or n in only):
         for dtype in (np.float32, np.float64):
             host = args_for(name, dtype, rng)
             xs = [jax.device_put(a, jax.devices("cuda")[0]) for a in host]
@@ -97,7 +103,9 @@ def main():
                 t_j = timing.pipelined_time(lambda: g(*xs), timing.jax_sync)
             fmt = lambda t: f"{t * 1e6:,.1f}" if t else "—"  # noqa: E731
             ratio = lambda t: f"{t_b / t:.2f}×" if t else "—"  # noqa: E731
-            rows.append(f"| {name} | {np.dtype(dtype).name} | {fmt(t_b)} | {fmt(t_c)} | {fmt(t_j)} | {ratio(t_c)} | {ratio(t_j)} |")
+            rows.append(
+                f"| {name} | {np.dtype(dtype).name} | {fmt(t_b)} | {fmt(t_c)} | {fmt(t_j)} | {ratio(t_c)} | {ratio(t_j)} |"
+            )
             print(rows[-1], flush=True)
     print("\n".join(rows))
     return 0

@@ -21,6 +21,7 @@ pub const ATTR_MULTIPROCESSOR_COUNT: c_int = 16;
 pub const ATTR_COMPUTE_CAPABILITY_MAJOR: c_int = 75;
 pub const ATTR_COMPUTE_CAPABILITY_MINOR: c_int = 76;
 pub const FUNC_ATTR_MAX_THREADS_PER_BLOCK: c_int = 0;
+pub const FUNC_ATTR_LOCAL_SIZE_BYTES: c_int = 3;
 pub const FUNC_ATTR_NUM_REGS: c_int = 4;
 pub const STREAM_CAPTURE_STATUS_NONE: c_int = 0;
 pub const LIMIT_STACK_SIZE: c_int = 0;

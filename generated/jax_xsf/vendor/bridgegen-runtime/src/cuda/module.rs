@@ -96,6 +96,11 @@ const BLOCKS_PER_SM: c_int = 64;
 /// tail (gammaincinv at 2^22 on an H200: 10–12 % faster uncapped, gammainc 8–10 %, bdtr
 /// 9–12 %; light kernels, 32–48 registers, the same or faster capped). docs/benchmarks-log.md.
 const HEAVY_REGISTERS: c_int = 64;
+/// So do kernels that spill this much per thread: the iterative functions the spec caps at
+/// 32–40 registers (`cuda_max_registers`; 176–792 bytes of local memory), 5–9 % faster
+/// at one element per thread on an H200 (gammaincc, pdtr, bdtrc, bdtri, fdtri, chdtri,
+/// 2026-12-04 20:15 UTC).
+const HEAVY_LOCAL_BYTES: c_int = 128;
 /// CUDA's largest gridDim.x.
 const MAX_GRID_X: u32 = i32::MAX as u32;
 
@@ -266,8 +271,11 @@ impl Module {
                 )?;
                 let mut registers: c_int = 0;
                 d.check((d.cuFuncGetAttribute)(&mut registers, FUNC_ATTR_NUM_REGS, function), "cuFuncGetAttribute")?;
+                let mut local: c_int = 0;
+                d.check((d.cuFuncGetAttribute)(&mut local, FUNC_ATTR_LOCAL_SIZE_BYTES, function), "cuFuncGetAttribute")?;
                 let capped = sms.saturating_mul(BLOCKS_PER_SM).max(1) as u32;
-                let max_grid = if registers > HEAVY_REGISTERS { MAX_GRID_X } else { capped };
+                let heavy = registers > HEAVY_REGISTERS || local >= HEAVY_LOCAL_BYTES;
+                let max_grid = if heavy { MAX_GRID_X } else { capped };
                 kernels.push(Kernel { function, block: BLOCK.min(max_threads).max(1) as u32, max_grid });
             }
             // The module stays loaded for the life of the process, like the library.
