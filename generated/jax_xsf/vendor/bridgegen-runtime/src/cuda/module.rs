@@ -272,7 +272,10 @@ impl Module {
                 let mut registers: c_int = 0;
                 d.check((d.cuFuncGetAttribute)(&mut registers, FUNC_ATTR_NUM_REGS, function), "cuFuncGetAttribute")?;
                 let mut local: c_int = 0;
-                d.check((d.cuFuncGetAttribute)(&mut local, FUNC_ATTR_LOCAL_SIZE_BYTES, function), "cuFuncGetAttribute")?;
+                d.check(
+                    (d.cuFuncGetAttribute)(&mut local, FUNC_ATTR_LOCAL_SIZE_BYTES, function),
+                    "cuFuncGetAttribute",
+                )?;
                 let capped = sms.saturating_mul(BLOCKS_PER_SM).max(1) as u32;
                 let heavy = registers > HEAVY_REGISTERS || local >= HEAVY_LOCAL_BYTES;
                 let max_grid = if heavy { MAX_GRID_X } else { capped };
