@@ -6,7 +6,7 @@
 
 #include "xsf/stats.h"
 
-extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_bdtr__fif_f(const bridgegen::Geometry<3> bg_geom, const float *__restrict__ bg_in0, const int *__restrict__ bg_in1, const float *__restrict__ bg_in2, float *bg_out0) {
+extern "C" __global__ void __maxnreg__(32) bg_jax_xsf_bdtr__fif_f(const bridgegen::Geometry<3> bg_geom, const float *__restrict__ bg_in0, const int *__restrict__ bg_in1, const float *__restrict__ bg_in2, float *bg_out0) {
     BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
         long long bg_off[3];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
@@ -17,7 +17,7 @@ extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_bdtr__fif_f(const bridgege
     }
 }
 
-extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_bdtr__flf_f(const bridgegen::Geometry<3> bg_geom, const float *__restrict__ bg_in0, const long long *__restrict__ bg_in1, const float *__restrict__ bg_in2, float *bg_out0) {
+extern "C" __global__ void __maxnreg__(32) bg_jax_xsf_bdtr__flf_f(const bridgegen::Geometry<3> bg_geom, const float *__restrict__ bg_in0, const long long *__restrict__ bg_in1, const float *__restrict__ bg_in2, float *bg_out0) {
     BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
         long long bg_off[3];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
@@ -28,7 +28,7 @@ extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_bdtr__flf_f(const bridgege
     }
 }
 
-extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_bdtr__did_d(const bridgegen::Geometry<3> bg_geom, const double *__restrict__ bg_in0, const int *__restrict__ bg_in1, const double *__restrict__ bg_in2, double *bg_out0) {
+extern "C" __global__ void __maxnreg__(32) bg_jax_xsf_bdtr__did_d(const bridgegen::Geometry<3> bg_geom, const double *__restrict__ bg_in0, const int *__restrict__ bg_in1, const double *__restrict__ bg_in2, double *bg_out0) {
     BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
         long long bg_off[3];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
@@ -39,7 +39,7 @@ extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_bdtr__did_d(const bridgege
     }
 }
 
-extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_bdtr__dld_d(const bridgegen::Geometry<3> bg_geom, const double *__restrict__ bg_in0, const long long *__restrict__ bg_in1, const double *__restrict__ bg_in2, double *bg_out0) {
+extern "C" __global__ void __maxnreg__(32) bg_jax_xsf_bdtr__dld_d(const bridgegen::Geometry<3> bg_geom, const double *__restrict__ bg_in0, const long long *__restrict__ bg_in1, const double *__restrict__ bg_in2, double *bg_out0) {
     BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
         long long bg_off[3];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
