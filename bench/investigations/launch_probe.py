@@ -11,10 +11,15 @@ from __future__ import annotations
 import glob
 import re
 import sys
+from pathlib import Path
 
 import cupy
 
-HEAVY_REGISTERS, HEAVY_LOCAL_BYTES = 64, 128  # as module.rs
+# The thresholds, read from the runtime itself so that this probe cannot drift from it.
+_MODULE_RS = (Path(__file__).resolve().parents[2] / "runtime/rust/src/cuda/module.rs").read_text()
+HEAVY_REGISTERS, HEAVY_LOCAL_BYTES = (
+    int(re.search(rf"const {name}: c_int = (\d+);", _MODULE_RS).group(1)) for name in ("HEAVY_REGISTERS", "HEAVY_LOCAL_BYTES")
+)
 
 
 def main(directory):
