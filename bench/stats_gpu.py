@@ -65,6 +65,8 @@ CASES = {
     "fdtrc": [(1.0, 30.0), (1.0, 30.0), (0.0, 10.0)],
     "nbdtrc": [("int", 0, 30), ("int", 1, 30), (0.0, 1.0)],
     "nbdtri": [("int", 0, 30), ("int", 1, 30), (0.0, 1.0)],
+    # On the device since 2026-12-04 (a port of specfun's lpmv); integral float orders.
+    "lpmv": [("intf", 0, 5), (0.0, 10.0), (-1.0, 1.0)],
 }
 
 
@@ -73,6 +75,8 @@ def args_for(name, dtype, rng):
     for spec in CASES[name]:
         if spec[0] == "int":
             out.append(rng.integers(spec[1], spec[2], N).astype(np.int64))
+        elif spec[0] == "intf":
+            out.append(rng.integers(spec[1], spec[2], N).astype(dtype))
         else:
             out.append(rng.uniform(spec[0], spec[1], N).astype(dtype))
     return out

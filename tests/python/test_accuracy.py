@@ -87,7 +87,10 @@ def test_scipy_exceptions_are_what_the_math_says():
     assert float(jax_xsf.nrdtrisd(0.0, 0.5, 1.0)) == np.inf
 
 
-SCIPY_CRASHES_ON_NAN = {f"mathieu_{k}" for k in ("a", "b", "cem", "sem", "modcem1", "modcem2", "modsem1", "modsem2")}
+MATHIEU = {f"mathieu_{k}" for k in ("a", "b", "cem", "sem", "modcem1", "modcem2", "modsem1", "modsem2")}
+# ... and its spheroidal wave functions on c = NaN (specs/xsf/spheroidal.toml's guards).
+SPHEROIDAL = {u["name"] for u in SPEC["ufunc"] if u.get("headers") == ["xsf/sphd_wave.h"]}
+SCIPY_CRASHES_ON_NAN = MATHIEU | SPHEROIDAL
 
 
 def test_mathieu_nan_and_huge_orders_are_nan():
@@ -97,9 +100,27 @@ def test_mathieu_nan_and_huge_orders_are_nan():
     m = np.array([1.0, 1.0, 1e10, 2.0])
     for name in ("mathieu_a", "mathieu_b"):
         assert np.isnan(np.asarray(getattr(jax_xsf, name)(m, q))).all(), name
-    for name in sorted(SCIPY_CRASHES_ON_NAN - {"mathieu_a", "mathieu_b"}):
+    for name in sorted(MATHIEU - {"mathieu_a", "mathieu_b"}):
         for out in getattr(jax_xsf, name)(m, q, np.full(4, 0.5)):
             assert np.isnan(np.asarray(out)).all(), name
+
+
+def test_spheroidal_nan_and_outside_the_guards_is_nan():
+    # SciPy crashes on these (c = NaN, c = 1e5, m + n + 2c past specfun's arrays); ours is NaN.
+    m = np.array([1.0, 2.0, 1e10, 150.0, 1.0])
+    n = np.array([3.0, 5.0, 1e10, 190.0, 3.0])
+    c = np.array([np.nan, 1e5, 1.0, 10.0, 2.0])
+    for name in sorted(SPHEROIDAL):
+        u = UFUNCS[name]
+        extra = {"x": np.full(5, 0.5 if "ang" in name else 1.5 if name.startswith("pro") else 0.5), "cv": np.full(5, 30.0)}
+        args = [{"m": m, "n": n, "c": c}.get(a, extra.get(a)) for a in u["inputs"]]
+        outs = getattr(jax_xsf, name)(*args)
+        for out in outs if isinstance(outs, tuple) else (outs,):
+            out = np.asarray(out)
+            assert np.isnan(out[:3]).all(), name
+            assert np.isfinite(out[4]), name  # inside every guard
+            # (150, 190, 10): outside the radial functions' guard (n + m + 2|c| > 350).
+            assert np.isnan(out[3]) or "rad" not in name, name
 
 
 def cases(platform="cpu"):
@@ -237,6 +258,12 @@ def random_args(u, sig, rng):
     # Shuffle each argument independently so edge values meet random partners.
     for a in args[1:]:
         rng.shuffle(a)
+    if "cv" in u["inputs"]:
+        # The `_cv` spheroidal functions take the characteristic value of (m, n, c): SciPy's.
+        m, n, c = (args[u["inputs"].index(k)] for k in ("m", "n", "c"))
+        with np.errstate(all="ignore"):
+            cv = getattr(scipy.special, u["name"][:3] + "_cv")(m.astype(np.float64), n.astype(np.float64), c.astype(np.float64))
+        args[u["inputs"].index("cv")] = cv.astype(args[0].dtype)
     return args
 
 

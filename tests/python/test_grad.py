@@ -32,6 +32,12 @@ POINTS = {
     # Positive real arguments: there the scaled functions are real-valued (and eAi is not NaN).
     "ive": (1.3, 1.7), "jve": (1.3, 1.7), "yve": (1.3, 1.7), "airye": (1.3,),
 }  # fmt: skip
+# Spheroidal wave functions at m = 1, n = 3, c = 1.7, their `_cv` forms with SciPy's cv there.
+for _name, _x in [("pro_ang1", 0.3), ("obl_ang1", 0.3), ("pro_rad1", 1.6), ("pro_rad2", 1.6), ("obl_rad1", 0.6)]:
+    import scipy.special as _sc
+
+    POINTS[_name] = (1.0, 3.0, 1.7, _x)
+    POINTS[_name + "_cv"] = (1.0, 3.0, 1.7, float(getattr(_sc, _name[:3] + "_cv")(1.0, 3.0, 1.7)), _x)
 # First order only: the rules use xsf's kolmogp/smirnovp, whose own derivatives xsf lacks.
 FIRST_ORDER = {"kolmogorov", "kolmogi", "smirnov", "smirnovi"}
 
@@ -150,7 +156,8 @@ AGAINST_SCIPY = [
     "fresnel", "sici", "shichi", "airy", "pbdv", "pbwa", "itairy", "it2j0y0", "modfresnelp",
     "airye", "kelvin", "ellipj", "besselpoly", "ive", "jve", "yve", "kolmogorov", "kolmogi",
     "smirnov", "smirnovi", "voigt_profile", "mathieu_cem", "mathieu_sem", "mathieu_modcem1",
-    "mathieu_modcem2", "mathieu_modsem1", "mathieu_modsem2",
+    "mathieu_modcem2", "mathieu_modsem1", "mathieu_modsem2", "pro_ang1", "obl_ang1", "pro_rad1",
+    "pro_rad2", "obl_rad1", "pro_ang1_cv", "obl_ang1_cv", "pro_rad1_cv", "pro_rad2_cv", "obl_rad1_cv",
 ]  # fmt: skip
 
 

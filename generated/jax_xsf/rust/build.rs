@@ -95,6 +95,7 @@ fn main() {
         ("log_wright_bessel", "IMAGES_LOG_WRIGHT_BESSEL"),
         ("loggamma", "IMAGES_LOGGAMMA"),
         ("logit", "IMAGES_LOGIT"),
+        ("lpmv", "IMAGES_LPMV"),
         ("nbdtr", "IMAGES_NBDTR"),
         ("nbdtrc", "IMAGES_NBDTRC"),
         ("nbdtri", "IMAGES_NBDTRI"),

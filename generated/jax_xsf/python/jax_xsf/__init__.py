@@ -166,6 +166,11 @@ __all__ = [
     "ndtri_exp",
     "nrdtrimn",
     "nrdtrisd",
+    "obl_ang1",
+    "obl_ang1_cv",
+    "obl_cv",
+    "obl_rad1",
+    "obl_rad1_cv",
     "owens_t",
     "pbdv",
     "pbvv",
@@ -176,6 +181,13 @@ __all__ = [
     "poch",
     "poisson_binom_cdf_all",
     "poisson_binom_pmf_all",
+    "pro_ang1",
+    "pro_ang1_cv",
+    "pro_cv",
+    "pro_rad1",
+    "pro_rad1_cv",
+    "pro_rad2",
+    "pro_rad2_cv",
     "pseudo_huber",
     "radian",
     "rel_entr",
@@ -1935,7 +1947,8 @@ def lpmv(m, v, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.lpmv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.lpmv.html
     CuPy equivalent: ``cupyx.scipy.special.lpmv``.
     Type loops: fff->f, ddd->d.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
+    On CUDA devices computed as ``jax_xsf_lpmv::on_device(m, v, x)`` instead of ``xsf::pmv(m, v, x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2225,6 +2238,80 @@ def nrdtrisd(mn, p, x, /, *, overwrite_input=None):
     return _ufuncs["nrdtrisd"](mn, p, x, overwrite_input=overwrite_input)
 
 
+def obl_ang1(m, n, c, x, /, *, overwrite_input=None):
+    """Oblate spheroidal angular function of the first kind and its derivative.
+
+    Equivalent to ``scipy.special.obl_ang1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.obl_ang1.html
+    Type loops: ffff->ff, dddd->dd.
+    Platforms: cpu.
+    Returns a tuple (y, yp).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["obl_ang1"](m, n, c, x, overwrite_input=overwrite_input)
+
+
+def obl_ang1_cv(m, n, c, cv, x, /, *, overwrite_input=None):
+    """Oblate spheroidal angular function of the first kind and its derivative, for a given characteristic value cv.
+
+    Equivalent to ``scipy.special.obl_ang1_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.obl_ang1_cv.html
+    Type loops: fffff->ff, ddddd->dd.
+    Platforms: cpu.
+    Returns a tuple (y, yp).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["obl_ang1_cv"](m, n, c, cv, x, overwrite_input=overwrite_input)
+
+
+def obl_cv(m, n, c, /, *, overwrite_input=None):
+    """Characteristic value of oblate spheroidal wave functions.
+
+    Equivalent to ``scipy.special.obl_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.obl_cv.html
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["obl_cv"](m, n, c, overwrite_input=overwrite_input)
+
+
+def obl_rad1(m, n, c, x, /, *, overwrite_input=None):
+    """Oblate spheroidal radial function of the first kind and its derivative.
+
+    Equivalent to ``scipy.special.obl_rad1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.obl_rad1.html
+    Type loops: ffff->ff, dddd->dd.
+    Platforms: cpu.
+    Returns a tuple (y, yp).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["obl_rad1"](m, n, c, x, overwrite_input=overwrite_input)
+
+
+def obl_rad1_cv(m, n, c, cv, x, /, *, overwrite_input=None):
+    """Oblate spheroidal radial function of the first kind and its derivative, for a given characteristic value cv.
+
+    Equivalent to ``scipy.special.obl_rad1_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.obl_rad1_cv.html
+    Type loops: fffff->ff, ddddd->dd.
+    Platforms: cpu.
+    Returns a tuple (y, yp).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["obl_rad1_cv"](m, n, c, cv, x, overwrite_input=overwrite_input)
+
+
 def owens_t(h, a, /, *, overwrite_input=None):
     """Owen's T function.
 
@@ -2366,6 +2453,110 @@ def poisson_binom_pmf_all(p, /):
     argument, the leading axes broadcast (and ``jax.vmap`` adds more). Not differentiable.
     """
     return _ufuncs["poisson_binom_pmf_all"](p)
+
+
+def pro_ang1(m, n, c, x, /, *, overwrite_input=None):
+    """Prolate spheroidal angular function of the first kind and its derivative.
+
+    Equivalent to ``scipy.special.pro_ang1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_ang1.html
+    Type loops: ffff->ff, dddd->dd.
+    Platforms: cpu.
+    Returns a tuple (y, yp).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["pro_ang1"](m, n, c, x, overwrite_input=overwrite_input)
+
+
+def pro_ang1_cv(m, n, c, cv, x, /, *, overwrite_input=None):
+    """Prolate spheroidal angular function of the first kind and its derivative, for a given characteristic value cv.
+
+    Equivalent to ``scipy.special.pro_ang1_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_ang1_cv.html
+    Type loops: fffff->ff, ddddd->dd.
+    Platforms: cpu.
+    Returns a tuple (y, yp).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["pro_ang1_cv"](m, n, c, cv, x, overwrite_input=overwrite_input)
+
+
+def pro_cv(m, n, c, /, *, overwrite_input=None):
+    """Characteristic value of prolate spheroidal wave functions.
+
+    Equivalent to ``scipy.special.pro_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_cv.html
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["pro_cv"](m, n, c, overwrite_input=overwrite_input)
+
+
+def pro_rad1(m, n, c, x, /, *, overwrite_input=None):
+    """Prolate spheroidal radial function of the first kind and its derivative.
+
+    Equivalent to ``scipy.special.pro_rad1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_rad1.html
+    Type loops: ffff->ff, dddd->dd.
+    Platforms: cpu.
+    Returns a tuple (y, yp).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["pro_rad1"](m, n, c, x, overwrite_input=overwrite_input)
+
+
+def pro_rad1_cv(m, n, c, cv, x, /, *, overwrite_input=None):
+    """Prolate spheroidal radial function of the first kind and its derivative, for a given characteristic value cv.
+
+    Equivalent to ``scipy.special.pro_rad1_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_rad1_cv.html
+    Type loops: fffff->ff, ddddd->dd.
+    Platforms: cpu.
+    Returns a tuple (y, yp).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["pro_rad1_cv"](m, n, c, cv, x, overwrite_input=overwrite_input)
+
+
+def pro_rad2(m, n, c, x, /, *, overwrite_input=None):
+    """Prolate spheroidal radial function of the second kind and its derivative.
+
+    Equivalent to ``scipy.special.pro_rad2``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_rad2.html
+    Type loops: ffff->ff, dddd->dd.
+    Platforms: cpu.
+    Returns a tuple (y, yp).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["pro_rad2"](m, n, c, x, overwrite_input=overwrite_input)
+
+
+def pro_rad2_cv(m, n, c, cv, x, /, *, overwrite_input=None):
+    """Prolate spheroidal radial function of the second kind and its derivative, for a given characteristic value cv.
+
+    Equivalent to ``scipy.special.pro_rad2_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_rad2_cv.html
+    Type loops: fffff->ff, ddddd->dd.
+    Platforms: cpu.
+    Returns a tuple (y, yp).
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["pro_rad2_cv"](m, n, c, cv, x, overwrite_input=overwrite_input)
 
 
 def pseudo_huber(delta, r, /, *, overwrite_input=None):

@@ -7,7 +7,7 @@ the package imports this module after its functions, which derivative rules may 
 import jax.numpy as jnp
 import jax.scipy.special as jsp
 
-from . import airy, bei, beip, ber, berp, besselpoly, betainccinv, betaincinv, betaln, cosdg, digamma, ellipe, ellipeinc, ellipk, ellipkinc, ellipkm1, erf, erfcinv, erfinv, expit, expn, exprel, fdtri, gamma, gammaln, hankel1, hankel1e, hankel2, hankel2e, hyp1f1, hyp2f1, i0, i0e, i1, i1e, iv, ive, j0, j1, jv, jve, k0, k0e, k1, k1e, kei, keip, ker, kerp, kn, kolmogp, kv, kve, log_wright_bessel, lpmv, mathieu_a, mathieu_b, modstruve, ndtri, ndtri_exp, rgamma, sindg, smirnovp, spherical_in, spherical_jn, spherical_yn, stdtrit, struve, wofz, wright_bessel, y0, y1, yn, yv, yve, zeta
+from . import airy, bei, beip, ber, berp, besselpoly, betainccinv, betaincinv, betaln, cosdg, digamma, ellipe, ellipeinc, ellipk, ellipkinc, ellipkm1, erf, erfcinv, erfinv, expit, expn, exprel, fdtri, gamma, gammaln, hankel1, hankel1e, hankel2, hankel2e, hyp1f1, hyp2f1, i0, i0e, i1, i1e, iv, ive, j0, j1, jv, jve, k0, k0e, k1, k1e, kei, keip, ker, kerp, kn, kolmogp, kv, kve, log_wright_bessel, lpmv, mathieu_a, mathieu_b, modstruve, ndtri, ndtri_exp, obl_cv, pro_cv, rgamma, sindg, smirnovp, spherical_in, spherical_jn, spherical_yn, stdtrit, struve, wofz, wright_bessel, y0, y1, yn, yv, yve, zeta
 
 
 def _d_agm__a(a, b, out):  # d agm / d a
@@ -602,6 +602,22 @@ def _d_nrdtrisd__x(mn, p, x, out):  # d nrdtrisd / d x
     return 1 / ndtri(p)
 
 
+def _d_obl_ang1__x(m, n, c, x, y, yp):  # d obl_ang1 / d x
+    return (yp, (2 * x * yp - (obl_cv(m, n, c) + c ** 2 * x ** 2 - m ** 2 / (1 - x ** 2)) * y) / (1 - x ** 2))
+
+
+def _d_obl_ang1_cv__x(m, n, c, cv, x, y, yp):  # d obl_ang1_cv / d x
+    return (yp, (2 * x * yp - (cv + c ** 2 * x ** 2 - m ** 2 / (1 - x ** 2)) * y) / (1 - x ** 2))
+
+
+def _d_obl_rad1__x(m, n, c, x, y, yp):  # d obl_rad1 / d x
+    return (yp, ((obl_cv(m, n, c) - c ** 2 * x ** 2 - m ** 2 / (x ** 2 + 1)) * y - 2 * x * yp) / (x ** 2 + 1))
+
+
+def _d_obl_rad1_cv__x(m, n, c, cv, x, y, yp):  # d obl_rad1_cv / d x
+    return (yp, ((cv - c ** 2 * x ** 2 - m ** 2 / (x ** 2 + 1)) * y - 2 * x * yp) / (x ** 2 + 1))
+
+
 def _d_owens_t__a(h, a, out):  # d owens_t / d a
     return jnp.exp(-h * h * (1 + a * a) / 2) / (2 * jnp.pi * (1 + a * a))
 
@@ -640,6 +656,30 @@ def _d_poch__m(z, m, out):  # d poch / d m
 
 def _d_poch__z(z, m, out):  # d poch / d z
     return out * (digamma(z + m) - digamma(z))
+
+
+def _d_pro_ang1__x(m, n, c, x, y, yp):  # d pro_ang1 / d x
+    return (yp, (2 * x * yp - (pro_cv(m, n, c) - c ** 2 * x ** 2 - m ** 2 / (1 - x ** 2)) * y) / (1 - x ** 2))
+
+
+def _d_pro_ang1_cv__x(m, n, c, cv, x, y, yp):  # d pro_ang1_cv / d x
+    return (yp, (2 * x * yp - (cv - c ** 2 * x ** 2 - m ** 2 / (1 - x ** 2)) * y) / (1 - x ** 2))
+
+
+def _d_pro_rad1__x(m, n, c, x, y, yp):  # d pro_rad1 / d x
+    return (yp, ((pro_cv(m, n, c) - c ** 2 * x ** 2 + m ** 2 / (x ** 2 - 1)) * y - 2 * x * yp) / (x ** 2 - 1))
+
+
+def _d_pro_rad1_cv__x(m, n, c, cv, x, y, yp):  # d pro_rad1_cv / d x
+    return (yp, ((cv - c ** 2 * x ** 2 + m ** 2 / (x ** 2 - 1)) * y - 2 * x * yp) / (x ** 2 - 1))
+
+
+def _d_pro_rad2__x(m, n, c, x, y, yp):  # d pro_rad2 / d x
+    return (yp, ((pro_cv(m, n, c) - c ** 2 * x ** 2 + m ** 2 / (x ** 2 - 1)) * y - 2 * x * yp) / (x ** 2 - 1))
+
+
+def _d_pro_rad2_cv__x(m, n, c, cv, x, y, yp):  # d pro_rad2_cv / d x
+    return (yp, ((cv - c ** 2 * x ** 2 + m ** 2 / (x ** 2 - 1)) * y - 2 * x * yp) / (x ** 2 - 1))
 
 
 def _d_pseudo_huber__r(delta, r, out):  # d pseudo_huber / d r
@@ -923,6 +963,10 @@ DERIVATIVES = {
     "ndtri_exp": {"y": _d_ndtri_exp__y},
     "nrdtrimn": {"p": _d_nrdtrimn__p, "sd": _d_nrdtrimn__sd, "x": _d_nrdtrimn__x},
     "nrdtrisd": {"mn": _d_nrdtrisd__mn, "p": _d_nrdtrisd__p, "x": _d_nrdtrisd__x},
+    "obl_ang1": {"x": _d_obl_ang1__x},
+    "obl_ang1_cv": {"x": _d_obl_ang1_cv__x},
+    "obl_rad1": {"x": _d_obl_rad1__x},
+    "obl_rad1_cv": {"x": _d_obl_rad1_cv__x},
     "owens_t": {"a": _d_owens_t__a, "h": _d_owens_t__h},
     "pbdv": {"x": _d_pbdv__x},
     "pbvv": {"x": _d_pbvv__x},
@@ -931,6 +975,12 @@ DERIVATIVES = {
     "pdtrc": {"m": _d_pdtrc__m},
     "pdtri": {"y": _d_pdtri__y},
     "poch": {"m": _d_poch__m, "z": _d_poch__z},
+    "pro_ang1": {"x": _d_pro_ang1__x},
+    "pro_ang1_cv": {"x": _d_pro_ang1_cv__x},
+    "pro_rad1": {"x": _d_pro_rad1__x},
+    "pro_rad1_cv": {"x": _d_pro_rad1_cv__x},
+    "pro_rad2": {"x": _d_pro_rad2__x},
+    "pro_rad2_cv": {"x": _d_pro_rad2_cv__x},
     "pseudo_huber": {"r": _d_pseudo_huber__r},
     "radian": {"d": _d_radian__d, "m": _d_radian__m, "s": _d_radian__s},
     "rel_entr": {"x": _d_rel_entr__x, "y": _d_rel_entr__y},

@@ -577,6 +577,48 @@ extern "C" {
         n: *const i64,
         steps: *const i64,
     );
+    fn bg_jax_xsf_obl_ang1__ffff_ff(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_obl_ang1__dddd_dd(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_obl_ang1_cv__fffff_ff(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_obl_ang1_cv__ddddd_dd(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_obl_cv__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_obl_cv__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_obl_rad1__ffff_ff(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_obl_rad1__dddd_dd(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_obl_rad1_cv__fffff_ff(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_obl_rad1_cv__ddddd_dd(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
     fn bg_jax_xsf_owens_t__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_owens_t__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_pbdv__ff_ff(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -611,6 +653,68 @@ extern "C" {
         steps: *const i64,
     );
     fn bg_jax_xsf_poisson_binom_pmf_all__d_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_pro_ang1__ffff_ff(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_pro_ang1__dddd_dd(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_pro_ang1_cv__fffff_ff(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_pro_ang1_cv__ddddd_dd(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_pro_cv__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_pro_cv__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_pro_rad1__ffff_ff(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_pro_rad1__dddd_dd(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_pro_rad1_cv__fffff_ff(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_pro_rad1_cv__ddddd_dd(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_pro_rad2__ffff_ff(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_pro_rad2__dddd_dd(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_pro_rad2_cv__fffff_ff(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_pro_rad2_cv__ddddd_dd(
         args: *const *mut u8,
         n: *const i64,
         steps: *const i64,
@@ -6112,6 +6216,31 @@ pub unsafe extern "C" fn bg_jax_xsf_lpmv_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_LPMV)
 }
+static CUDA_LPMV: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.lpmv",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.lpmv",
+        kernels::IMAGES_LPMV,
+        &[c"bg_jax_xsf_lpmv__fff_f", c"bg_jax_xsf_lpmv__ddd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.lpmv` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_lpmv_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_LPMV)
+}
 static CPU_MATHIEU_A: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.mathieu_a",
     nin: 2usize,
@@ -6841,6 +6970,191 @@ pub unsafe extern "C" fn bg_jax_xsf_nrdtrisd_cuda(
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_NRDTRISD)
 }
+static CPU_OBL_ANG1: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.obl_ang1",
+    nin: 4usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+            ],
+            kernel: bg_jax_xsf_obl_ang1__ffff_ff,
+        },
+        cpu::Loop {
+            types: &[
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+            ],
+            kernel: bg_jax_xsf_obl_ang1__dddd_dd,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.obl_ang1` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_obl_ang1_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_OBL_ANG1)
+}
+static CPU_OBL_ANG1_CV: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.obl_ang1_cv",
+    nin: 5usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+            ],
+            kernel: bg_jax_xsf_obl_ang1_cv__fffff_ff,
+        },
+        cpu::Loop {
+            types: &[
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+            ],
+            kernel: bg_jax_xsf_obl_ang1_cv__ddddd_dd,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.obl_ang1_cv` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_obl_ang1_cv_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_OBL_ANG1_CV)
+}
+static CPU_OBL_CV: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.obl_cv",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_obl_cv__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_obl_cv__ddd_d,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.obl_cv` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_obl_cv_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_OBL_CV)
+}
+static CPU_OBL_RAD1: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.obl_rad1",
+    nin: 4usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+            ],
+            kernel: bg_jax_xsf_obl_rad1__ffff_ff,
+        },
+        cpu::Loop {
+            types: &[
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+            ],
+            kernel: bg_jax_xsf_obl_rad1__dddd_dd,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.obl_rad1` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_obl_rad1_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_OBL_RAD1)
+}
+static CPU_OBL_RAD1_CV: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.obl_rad1_cv",
+    nin: 5usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+            ],
+            kernel: bg_jax_xsf_obl_rad1_cv__fffff_ff,
+        },
+        cpu::Loop {
+            types: &[
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+            ],
+            kernel: bg_jax_xsf_obl_rad1_cv__ddddd_dd,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.obl_rad1_cv` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_obl_rad1_cv_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_OBL_RAD1_CV)
+}
 static CPU_OWENS_T: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.owens_t",
     nin: 2usize,
@@ -7352,6 +7666,271 @@ pub unsafe extern "C" fn bg_jax_xsf_poisson_binom_pmf_all_cuda(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_POISSON_BINOM_PMF_ALL)
+}
+static CPU_PRO_ANG1: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.pro_ang1",
+    nin: 4usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+            ],
+            kernel: bg_jax_xsf_pro_ang1__ffff_ff,
+        },
+        cpu::Loop {
+            types: &[
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+            ],
+            kernel: bg_jax_xsf_pro_ang1__dddd_dd,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.pro_ang1` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_pro_ang1_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_PRO_ANG1)
+}
+static CPU_PRO_ANG1_CV: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.pro_ang1_cv",
+    nin: 5usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+            ],
+            kernel: bg_jax_xsf_pro_ang1_cv__fffff_ff,
+        },
+        cpu::Loop {
+            types: &[
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+            ],
+            kernel: bg_jax_xsf_pro_ang1_cv__ddddd_dd,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.pro_ang1_cv` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_pro_ang1_cv_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_PRO_ANG1_CV)
+}
+static CPU_PRO_CV: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.pro_cv",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_pro_cv__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_pro_cv__ddd_d,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.pro_cv` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_pro_cv_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_PRO_CV)
+}
+static CPU_PRO_RAD1: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.pro_rad1",
+    nin: 4usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+            ],
+            kernel: bg_jax_xsf_pro_rad1__ffff_ff,
+        },
+        cpu::Loop {
+            types: &[
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+            ],
+            kernel: bg_jax_xsf_pro_rad1__dddd_dd,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.pro_rad1` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_pro_rad1_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_PRO_RAD1)
+}
+static CPU_PRO_RAD1_CV: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.pro_rad1_cv",
+    nin: 5usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+            ],
+            kernel: bg_jax_xsf_pro_rad1_cv__fffff_ff,
+        },
+        cpu::Loop {
+            types: &[
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+            ],
+            kernel: bg_jax_xsf_pro_rad1_cv__ddddd_dd,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.pro_rad1_cv` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_pro_rad1_cv_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_PRO_RAD1_CV)
+}
+static CPU_PRO_RAD2: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.pro_rad2",
+    nin: 4usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+            ],
+            kernel: bg_jax_xsf_pro_rad2__ffff_ff,
+        },
+        cpu::Loop {
+            types: &[
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+            ],
+            kernel: bg_jax_xsf_pro_rad2__dddd_dd,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.pro_rad2` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_pro_rad2_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_PRO_RAD2)
+}
+static CPU_PRO_RAD2_CV: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.pro_rad2_cv",
+    nin: 5usize,
+    nout: 2usize,
+    loops: &[
+        cpu::Loop {
+            types: &[
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+                DType::F32,
+            ],
+            kernel: bg_jax_xsf_pro_rad2_cv__fffff_ff,
+        },
+        cpu::Loop {
+            types: &[
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+                DType::F64,
+            ],
+            kernel: bg_jax_xsf_pro_rad2_cv__ddddd_dd,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.pro_rad2_cv` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_pro_rad2_cv_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_PRO_RAD2_CV)
 }
 static CPU_PSEUDO_HUBER: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.pseudo_huber",
@@ -8964,7 +9543,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:137be43782c0d2fd; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:85adc27f6df29bb1; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.

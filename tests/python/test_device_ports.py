@@ -1,0 +1,101 @@
+"""Device ports, checked on the host: where a function's CUDA kernel runs code of its own
+`prelude` instead of the xsf call in `expr` (lpmv: specfun.h does not compile under NVRTC),
+this builds both with g++ and compares them on random and edge inputs, so CI without a GPU
+tests the port itself. The GPU tests (test_accuracy's `_on_gpu`) check the kernels.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import pathlib
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from conftest import load_spec
+
+UFUNCS = {u["name"]: u for u in load_spec()["ufunc"]}
+# function -> largest relative difference allowed between the port and the host loops
+# (lpmv: only specfun's gamma2 became tgamma, for negative orders).
+PORTS = {"lpmv": 1e-13}
+
+
+def xsf_include() -> pathlib.Path:
+    spec = importlib.util.find_spec("cupy")
+    if spec is None:
+        pytest.skip("the CuPy wheel (xsf's headers) is not installed")
+    return pathlib.Path(spec.submodule_search_locations[0]) / "_core" / "include" / "cupy"
+
+
+def inputs(u, rng):
+    """Random points in the spec's test ranges plus a grid over the series' branch points."""
+    ranges = u["test"]["ranges"]
+    rand = [rng.uniform(*ranges[a], 4000) for a in u["inputs"]]
+    for a, col in zip(u["inputs"], rand):
+        if a in u["test"].get("integers", []):
+            col[:] = np.round(col)
+    if u["name"] == "lpmv":
+        grid = np.array(
+            list(
+                itertools.product(
+                    [-3, -1, 0, 1, 2, 5, 7, 0.5],
+                    [-3.5, -2, -1, -0.5, 0, 0.25, 1, 2.5, 3, 6, 9.75, 30.5],
+                    [-1, -0.999, -0.6, -0.35, -0.3499, 0, 0.4, 0.999, 1, np.nan],
+                )
+            )
+        ).T
+        rand = [np.concatenate([r, g]) for r, g in zip(rand, grid)]
+    return np.stack(rand, axis=1)
+
+
+@pytest.mark.parametrize("name", sorted(PORTS))
+def test_device_port_matches_host_loops(name, tmp_path):
+    if shutil.which("g++") is None:
+        pytest.skip("no g++")
+    u = UFUNCS[name]
+    args = ", ".join(f"double {a}" for a in u["inputs"])
+    call = ", ".join(f"a[{k}]" for k in range(len(u["inputs"])))
+    includes = "\n".join(f'#include "{h}"' for h in [*u["headers"], *u["cuda_headers"]])
+    src = f"""{includes}
+#include <cstdio>
+{u["prelude"]}
+static double host({args}) {{ return {u["expr"]}; }}
+static double port({args}) {{ return {u["cuda_expr"]}; }}
+int main() {{
+    double a[{len(u["inputs"])}];
+    while (true) {{
+        for (double &x : a) if (std::scanf("%lf", &x) != 1) return 0;
+        std::printf("%.17g %.17g\\n", host({call}), port({call}));
+    }}
+}}
+"""
+    (tmp_path / "port.cpp").write_text(src)
+    exe = tmp_path / "port"
+    cc = subprocess.run(
+        ["g++", "-std=c++17", "-O2", "-I", str(xsf_include()), "-o", str(exe), str(tmp_path / "port.cpp")],
+        capture_output=True,
+        text=True,
+    )
+    assert cc.returncode == 0, cc.stderr[-4000:]
+    x = inputs(u, np.random.default_rng())
+    run = subprocess.run(
+        [str(exe)],
+        input="\n".join(" ".join(repr(float(v)) for v in row) for row in x) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    host, port = np.loadtxt(run.stdout.splitlines(), ndmin=2).T
+    assert len(host) == len(x)
+    same = (host == port) | (np.isnan(host) & np.isnan(port))
+    with np.errstate(invalid="ignore"):
+        close = np.abs(port - host) <= PORTS[name] * np.abs(host)
+    bad = ~(same | close)
+    assert not bad.any(), (
+        f"{name}: port differs from the host loops at {x[bad][:5]}: {host[bad][:5]} vs {port[bad][:5]}"
+    )
+    assert np.isfinite(host).sum() > len(x) // 2  # the comparison saw real values
