@@ -101,8 +101,10 @@ __all__ = [
     "hankel2",
     "hankel2e",
     "huber",
+    "hyp0f1",
     "hyp1f1",
     "hyp2f1",
+    "hyperu",
     "i0",
     "i0e",
     "i1",
@@ -1278,6 +1280,20 @@ def huber(delta, r, /, *, overwrite_input=None):
     return _ufuncs["huber"](delta, r, overwrite_input=overwrite_input)
 
 
+def hyp0f1(v, z, /, *, overwrite_input=None):
+    """Confluent hypergeometric limit function 0F1(; v; z).
+
+    Equivalent to ``scipy.special.hyp0f1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hyp0f1.html
+    Type loops: ff->f, fF->F, dd->d, dD->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["hyp0f1"](v, z, overwrite_input=overwrite_input)
+
+
 def hyp1f1(a, b, x, /, *, overwrite_input=None):
     """Confluent hypergeometric function 1F1(a; b; z) of complex z (specfun, as SciPy's complex loop).
 
@@ -1304,6 +1320,20 @@ def hyp2f1(a, b, c, z, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["hyp2f1"](a, b, c, z, overwrite_input=overwrite_input)
+
+
+def hyperu(a, b, x, /, *, overwrite_input=None):
+    """Confluent hypergeometric function of the second kind U(a, b, x).
+
+    Equivalent to ``scipy.special.hyperu``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hyperu.html
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["hyperu"](a, b, x, overwrite_input=overwrite_input)
 
 
 def i0(x, /, *, overwrite_input=None):

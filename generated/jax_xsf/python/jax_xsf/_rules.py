@@ -7,7 +7,7 @@ the package imports this module after its functions, which derivative rules may 
 import jax.numpy as jnp
 import jax.scipy.special as jsp
 
-from . import airy, bei, beip, ber, berp, besselpoly, betainccinv, betaincinv, betaln, cosdg, digamma, ellipe, ellipeinc, ellipk, ellipkinc, ellipkm1, erf, erfcinv, erfinv, expit, expn, exprel, fdtri, gamma, gammaln, hankel1, hankel1e, hankel2, hankel2e, hyp1f1, hyp2f1, i0, i0e, i1, i1e, iv, ive, j0, j1, jv, jve, k0, k0e, k1, k1e, kei, keip, ker, kerp, kn, kolmogp, kv, kve, log_wright_bessel, lpmv, mathieu_a, mathieu_b, modstruve, ndtri, ndtri_exp, obl_cv, pro_cv, rgamma, sindg, smirnovp, spherical_in, spherical_jn, spherical_yn, stdtrit, struve, wofz, wright_bessel, y0, y1, yn, yv, yve, zeta
+from . import airy, bei, beip, ber, berp, besselpoly, betainccinv, betaincinv, betaln, cosdg, digamma, ellipe, ellipeinc, ellipk, ellipkinc, ellipkm1, erf, erfcinv, erfinv, expit, expn, exprel, fdtri, gamma, gammaln, hankel1, hankel1e, hankel2, hankel2e, hyp0f1, hyp1f1, hyp2f1, hyperu, i0, i0e, i1, i1e, iv, ive, j0, j1, jv, jve, k0, k0e, k1, k1e, kei, keip, ker, kerp, kn, kolmogp, kv, kve, log_wright_bessel, lpmv, mathieu_a, mathieu_b, modstruve, ndtri, ndtri_exp, obl_cv, pro_cv, rgamma, sindg, smirnovp, spherical_in, spherical_jn, spherical_yn, stdtrit, struve, wofz, wright_bessel, y0, y1, yn, yv, yve, zeta
 
 
 def _d_agm__a(a, b, out):  # d agm / d a
@@ -334,12 +334,20 @@ def _d_huber__r(delta, r, out):  # d huber / d r
     return jnp.where(jnp.abs(r) <= delta, r, delta * jnp.sign(r))
 
 
+def _d_hyp0f1__z(v, z, out):  # d hyp0f1 / d z
+    return hyp0f1(v + 1, z) / v
+
+
 def _d_hyp1f1__x(a, b, x, out):  # d hyp1f1 / d x
     return a / b * hyp1f1(a + 1, b + 1, x)
 
 
 def _d_hyp2f1__z(a, b, c, z, out):  # d hyp2f1 / d z
     return a * b / c * hyp2f1(a + 1, b + 1, c + 1, z)
+
+
+def _d_hyperu__x(a, b, x, out):  # d hyperu / d x
+    return -a * hyperu(a + 1, b + 1, x)
 
 
 def _d_i0__x(x, out):  # d i0 / d x
@@ -901,8 +909,10 @@ DERIVATIVES = {
     "hankel2": {"z": _d_hankel2__z},
     "hankel2e": {"z": _d_hankel2e__z},
     "huber": {"delta": _d_huber__delta, "r": _d_huber__r},
+    "hyp0f1": {"z": _d_hyp0f1__z},
     "hyp1f1": {"x": _d_hyp1f1__x},
     "hyp2f1": {"z": _d_hyp2f1__z},
+    "hyperu": {"x": _d_hyperu__x},
     "i0": {"x": _d_i0__x},
     "i0e": {"x": _d_i0e__x},
     "i1": {"x": _d_i1__x},

@@ -6,7 +6,7 @@ VERSION = "0.1.0"
 LIBRARY = "libjax_xsf_ffi.so"
 CONTRACT_SYMBOL = "bg_jax_xsf_contract"
 # Stamped into the library too; a mismatch at import means stale build output.
-CONTRACT = "bridgegen 0.1.0; spec sha256:85adc27f6df29bb1; xla-ffi-api 0.1"
+CONTRACT = "bridgegen 0.1.0; spec sha256:590231e3880912bc; xla-ffi-api 0.1"
 # Returns the CUDA architectures whose kernels the library embeds ("" if none).
 CUDA_ARCHS_SYMBOL = "bg_jax_xsf_cuda_archs"
 # Returns the build's facts as JSON; `bridgegen build` writes the same into _build.py.
@@ -723,6 +723,16 @@ UFUNCS = {
         derivatives=("delta", "r"),
         nondiff=(),
     ),
+    "hyp0f1": dict(
+        target="bridgegen.jax_xsf.hyp0f1",
+        inputs=("v", "z"),
+        outputs=("out",),
+        loops=("ff->f", "fF->F", "dd->d", "dD->D"),
+        platforms=("cpu",),
+        handlers={"cpu": "bg_jax_xsf_hyp0f1_cpu"},
+        derivatives=("z",),
+        nondiff=("v",),
+    ),
     "hyp1f1": dict(
         target="bridgegen.jax_xsf.hyp1f1",
         inputs=("a", "b", "x"),
@@ -742,6 +752,16 @@ UFUNCS = {
         handlers={"cpu": "bg_jax_xsf_hyp2f1_cpu", "cuda": "bg_jax_xsf_hyp2f1_cuda"},
         derivatives=("z",),
         nondiff=("a", "b", "c"),
+    ),
+    "hyperu": dict(
+        target="bridgegen.jax_xsf.hyperu",
+        inputs=("a", "b", "x"),
+        outputs=("out",),
+        loops=("fff->f", "ddd->d"),
+        platforms=("cpu",),
+        handlers={"cpu": "bg_jax_xsf_hyperu_cpu"},
+        derivatives=("x",),
+        nondiff=("a", "b"),
     ),
     "i0": dict(
         target="bridgegen.jax_xsf.i0",

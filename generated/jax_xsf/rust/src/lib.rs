@@ -265,12 +265,18 @@ extern "C" {
     fn bg_jax_xsf_hankel2e__dD_D(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_huber__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_huber__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_hyp0f1__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_hyp0f1__fF_F(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_hyp0f1__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_hyp0f1__dD_D(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_hyp1f1__ffF_F(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_hyp1f1__ddD_D(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_hyp2f1__ffff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_hyp2f1__dddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_hyp2f1__fffF_F(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_hyp2f1__dddD_D(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_hyperu__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_hyperu__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_i0__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_i0__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_i0e__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -4396,6 +4402,39 @@ pub unsafe extern "C" fn bg_jax_xsf_huber_cuda(
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_HUBER)
 }
+static CPU_HYP0F1: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.hyp0f1",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_hyp0f1__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_hyp0f1__fF_F,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_hyp0f1__dd_d,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_hyp0f1__dD_D,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.hyp0f1` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_hyp0f1_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_HYP0F1)
+}
 static CPU_HYP1F1: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.hyp1f1",
     nin: 3usize,
@@ -4485,6 +4524,31 @@ pub unsafe extern "C" fn bg_jax_xsf_hyp2f1_cuda(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_HYP2F1)
+}
+static CPU_HYPERU: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.hyperu",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_hyperu__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_hyperu__ddd_d,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.hyperu` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_hyperu_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_HYPERU)
 }
 static CPU_I0: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.i0",
@@ -9543,7 +9607,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:85adc27f6df29bb1; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:590231e3880912bc; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
