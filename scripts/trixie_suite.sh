@@ -21,11 +21,13 @@ mkdir -p "$(dirname "$LOG")"
 
 if [ ! -x "$ROOTFS/usr/bin/python3.13" ]; then
     command -v debootstrap >/dev/null || apt-get install -y -q debootstrap
-    debootstrap --variant=minbase --include=python3,python3-venv,python3-pip,g++,ca-certificates trixie "$ROOTFS"
+    debootstrap --variant=minbase --include=python3,python3-venv,python3-pip,g++,git,ca-certificates trixie "$ROOTFS"
 fi
 cp /etc/ssl/certs/ca-certificates.crt "$ROOTFS/etc/ssl/certs/ca-certificates.crt"
 cp /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
-[ -x "$ROOTFS/usr/bin/g++" ] || chroot "$ROOTFS" bash -c 'apt-get update -q && apt-get install -y -q --no-install-recommends g++'
+# git: tests/python/test_out_of_tree.py copies the checkout with it.
+[ -x "$ROOTFS/usr/bin/g++" ] && [ -x "$ROOTFS/usr/bin/git" ] ||
+    chroot "$ROOTFS" bash -c 'apt-get update -q && apt-get install -y -q --no-install-recommends g++ git'
 
 mounts=()
 bind() {  # bind SRC DEST-inside-chroot
