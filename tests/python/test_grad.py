@@ -7,6 +7,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 import pytest
+import scipy.special as _sc
 from jax.test_util import check_grads
 
 from conftest import load_spec
@@ -34,8 +35,6 @@ POINTS = {
 }  # fmt: skip
 # Spheroidal wave functions at m = 1, n = 3, c = 1.7, their `_cv` forms with SciPy's cv there.
 for _name, _x in [("pro_ang1", 0.3), ("obl_ang1", 0.3), ("pro_rad1", 1.6), ("pro_rad2", 1.6), ("obl_rad1", 0.6)]:
-    import scipy.special as _sc
-
     POINTS[_name] = (1.0, 3.0, 1.7, _x)
     POINTS[_name + "_cv"] = (1.0, 3.0, 1.7, float(getattr(_sc, _name[:3] + "_cv")(1.0, 3.0, 1.7)), _x)
 # First order only: the rules use xsf's kolmogp/smirnovp, whose own derivatives xsf lacks.
