@@ -48,7 +48,7 @@ def spec_functions() -> dict[str, dict]:
         data = spec_toml.load(spec)
         default = data.get("defaults", {}).get("platforms", ["cpu", "cuda"])
         for u in data.get("ufunc", []):
-            path = u.get("scipy", "")
+            path = u.get("scipy", f"scipy.special.{u['name']}")  # the default docs/spec.md states
             if path.startswith("scipy.special."):
                 entry = dict(u, spec=spec.name, platforms=u.get("platforms", default))
                 out.setdefault(path.rsplit(".", 1)[1], entry)

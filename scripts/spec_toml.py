@@ -9,7 +9,7 @@ from __future__ import annotations
 import pathlib
 import tomllib
 
-TABLES = ("ufunc", "function")
+TABLES = ("prelude", "ufunc", "function")
 
 
 def load(path: str | pathlib.Path) -> dict:

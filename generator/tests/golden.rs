@@ -96,13 +96,24 @@ fn output_is_deterministic_and_independent_of_function_order_and_files() {
     let (head, body) = source.split_once("\n[package]\n").unwrap();
     let includes: Vec<&str> = head.lines().filter_map(|l| l.trim().strip_prefix('"')?.split('"').next()).collect();
     assert!(includes.len() > 1, "specs/xsf.toml is expected to include its families");
-    let mut tables = Vec::new();
+    let (mut preludes, mut tables) = (Vec::new(), Vec::new());
     for rel in &includes {
         let part = std::fs::read_to_string(root().join("specs").join(rel)).unwrap();
-        tables.extend(part.split("\n[[ufunc]]\n").skip(1).map(|t| t.trim_end().to_string()));
+        let mut chunks = part.split("\n[[ufunc]]\n");
+        // [[prelude]] tables come before a file's first [[ufunc]].
+        let head = chunks.next().unwrap();
+        preludes.extend(head.split("\n[[prelude]]\n").skip(1).map(|t| format!("[[prelude]]\n{}\n\n", t.trim_end())));
+        tables.extend(chunks.map(|t| t.trim_end().to_string()));
     }
+    assert!(!preludes.is_empty(), "specs/xsf/ is expected to share a [[prelude]]");
+    preludes.reverse();
     tables.reverse();
-    let inlined = format!("[package]\n{}\n\n[[ufunc]]\n{}\n", body.trim_end(), tables.join("\n\n[[ufunc]]\n"));
+    let inlined = format!(
+        "[package]\n{}\n\n{}[[ufunc]]\n{}\n",
+        body.trim_end(),
+        preludes.concat(),
+        tables.join("\n\n[[ufunc]]\n")
+    );
     let a = bridgegen::load_source("specs/xsf.toml", &source, &root().join("specs"), None).unwrap();
     let b = bridgegen::load_str("specs/xsf.toml", &inlined).unwrap();
     assert_eq!(a.ufuncs.len(), b.ufuncs.len());

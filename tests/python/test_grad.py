@@ -32,6 +32,12 @@ POINTS = {
     "modfresnelp": (1.3,), "modfresnelm": (1.3,),
     # Positive real arguments: there the scaled functions are real-valued (and eAi is not NaN).
     "ive": (1.3, 1.7), "jve": (1.3, 1.7), "yve": (1.3, 1.7), "airye": (1.3,),
+    # Orthogonal polynomials at degree 4 (the integer loop; the default point would be n = 1).
+    "eval_jacobi": (4, 0.7, 1.3, 0.35), "eval_sh_jacobi": (4, 2.5, 1.5, 0.35),
+    "eval_gegenbauer": (4, 0.8, 0.35), "eval_genlaguerre": (4, 0.7, 1.3),
+    **{n: (4, 0.35) for n in ("eval_chebyt", "eval_chebyu", "eval_sh_chebyt", "eval_sh_chebyu", "eval_legendre", "eval_sh_legendre")},
+    **{n: (4, 0.7) for n in ("eval_chebyc", "eval_chebys")},
+    **{n: (4, 1.3) for n in ("eval_laguerre", "eval_hermite", "eval_hermitenorm")},
 }  # fmt: skip
 # Spheroidal wave functions at m = 1, n = 3, c = 1.7, their `_cv` forms with SciPy's cv there.
 for _name, _x in [("pro_ang1", 0.3), ("obl_ang1", 0.3), ("pro_rad1", 1.6), ("pro_rad2", 1.6), ("obl_rad1", 0.6)]:
@@ -157,6 +163,9 @@ AGAINST_SCIPY = [
     "smirnov", "smirnovi", "voigt_profile", "mathieu_cem", "mathieu_sem", "mathieu_modcem1",
     "mathieu_modcem2", "mathieu_modsem1", "mathieu_modsem2", "pro_ang1", "obl_ang1", "pro_rad1",
     "pro_rad2", "obl_rad1", "pro_ang1_cv", "obl_ang1_cv", "pro_rad1_cv", "pro_rad2_cv", "obl_rad1_cv",
+    "eval_jacobi", "eval_sh_jacobi", "eval_gegenbauer", "eval_chebyt", "eval_chebyu", "eval_chebyc",
+    "eval_chebys", "eval_sh_chebyt", "eval_sh_chebyu", "eval_legendre", "eval_sh_legendre",
+    "eval_genlaguerre", "eval_laguerre", "eval_hermite", "eval_hermitenorm",
 ]  # fmt: skip
 
 
@@ -231,3 +240,21 @@ def test_kolmogorov_rules_have_no_second_derivative():
 def test_modfresnel_rules_are_nan_where_xsf_is_not_the_integral():
     fp, kp = jax.jvp(jax_xsf.modfresnelp, (np.float64(-0.5),), (np.float64(1.0),))[1]
     assert np.isnan(complex(fp)) and np.isfinite(complex(kp))
+
+
+@pytest.mark.parametrize("name,x", [
+    ("eval_jacobi", (2.5, 0.7, 1.3, 0.35)), ("eval_gegenbauer", (2.5, 0.8, 0.35)), ("eval_chebyt", (2.5, 0.35)),
+    ("eval_legendre", (2.5, 0.35)), ("eval_genlaguerre", (2.5, 0.7, 1.3)), ("eval_laguerre", (2.5, 1.3)),
+])  # fmt: skip
+def test_orthogonal_rules_at_real_degree(name, x):
+    # The rules (DLMF 18.9.x) hold for real degree too: the float loop, through the
+    # hypergeometric forms, to second order and against SciPy's own central difference.
+    f, g = getattr(jax_xsf, name), getattr(_sc, name)
+    k = len(x) - 1
+
+    def at(t, fn):
+        return fn(*x[:k], t)
+
+    check_grads(lambda t: at(t, f), (np.float64(x[k]),), order=2, modes=["fwd", "rev"], rtol=1e-5, atol=1e-7)
+    _, tangent = jax.jvp(lambda t: at(t, f), (np.float64(x[k]),), (np.float64(1.0),))
+    np.testing.assert_allclose(np.asarray(tangent), central(lambda t: at(t, g), x[k]), rtol=1e-6)

@@ -40,7 +40,7 @@ pub fn unknown_table(key: &str) -> Entry {
     e(
         format!("unknown top-level table `{key}`"),
         "unknown table",
-        Some("a spec has `include`, [package], [defaults], [[ufunc]] and [[function]]".into()),
+        Some("a spec has `include`, [package], [defaults], [[prelude]], [[ufunc]] and [[function]]".into()),
     )
 }
 
@@ -48,7 +48,7 @@ pub fn root_only(key: &str) -> Entry {
     e(
         format!("`{key}` belongs in the root spec, not in an included file"),
         "only in the root spec",
-        Some("an included file holds [[ufunc]] and [[function]] tables; move this to the spec that includes it".into()),
+        Some("an included file holds [[prelude]], [[ufunc]] and [[function]] tables; move this to the spec that includes it".into()),
     )
 }
 
@@ -105,6 +105,31 @@ pub fn duplicate(what: &str, name: &str) -> Entry {
         format!("duplicate {what} `{name}`"),
         "defined again here",
         Some(format!("each {what} name must be unique; rename or remove one")),
+    )
+}
+
+pub fn unknown_prelude(name: &str, known: &[&str]) -> Entry {
+    let listed = if known.is_empty() { "none".to_string() } else { known.join(", ") };
+    let mut hint = format!("`preludes` names [[prelude]] tables of the spec or its includes; defined: {listed}");
+    if let Some(k) = closest(name, known) {
+        hint = format!("did you mean `{k}`? {hint}");
+    }
+    e(format!("unknown prelude `{name}`"), "no [[prelude]] has this name", Some(hint))
+}
+
+pub fn repeated_prelude(name: &str) -> Entry {
+    e(
+        format!("prelude `{name}` is listed twice"),
+        "listed again here",
+        Some("a prelude is emitted once per function; remove the repeat".into()),
+    )
+}
+
+pub fn empty_prelude(name: &str) -> Entry {
+    e(
+        format!("prelude `{name}` has no code"),
+        "empty",
+        Some("give `code` the C++ helpers the functions share, or remove the [[prelude]]".into()),
     )
 }
 

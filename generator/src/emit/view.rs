@@ -86,6 +86,8 @@ pub struct UfuncView {
     /// (templates/cuda/ufunc.cu.j2), for the headers of NVRTC_STD_GAPS only: every other
     /// kernel's source, and so its cached image, stays as it was.
     pub std_shim: bool,
+    /// The `[[prelude]]`s the function names, in order, before its own `prelude`.
+    pub shared_preludes: Vec<SharedPreludeView>,
     pub prelude: String,
     /// `#line` directives (and the indentation that puts the text at its spec column) for
     /// host C++: compiler errors in `prelude`/`expr` point at the spec.
@@ -119,6 +121,15 @@ pub struct UfuncView {
     pub cpu: bool,
     /// Whether the function has CUDA kernels.
     pub cuda: bool,
+}
+
+#[derive(Serialize)]
+pub struct SharedPreludeView {
+    /// The include guard of its host copy: every function naming it emits it, and the host
+    /// loops are one translation unit.
+    pub guard: String,
+    pub code: String,
+    pub at: LineView,
 }
 
 #[derive(Serialize)]
@@ -419,6 +430,15 @@ fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
             String::new()
         },
         std_shim: u.cuda_headers.iter().any(|h| NVRTC_STD_GAPS.contains(&h.as_str())),
+        shared_preludes: u
+            .shared_preludes
+            .iter()
+            .map(|p| SharedPreludeView {
+                guard: format!("BG_PRELUDE_{}", p.name),
+                code: p.code.clone(),
+                at: LineView::new(pkg, p.at),
+            })
+            .collect(),
         prelude: u.prelude.clone(),
         prelude_at: LineView::new(pkg, u.prelude_at),
         expr_at: LineView::new(pkg, u.expr_at),

@@ -89,11 +89,12 @@ pub fn lower(
         }
     }
     let function_names: Vec<String> = seen.keys().cloned().collect();
+    let preludes = check_preludes(&mut cx, &raw.preludes);
 
     let mut ufuncs: Vec<Ufunc> = raw
         .ufuncs
         .iter()
-        .filter_map(|u| lower_ufunc(&mut cx, u, &default_platforms, default_headers, &function_names))
+        .filter_map(|u| lower_ufunc(&mut cx, u, &default_platforms, default_headers, &function_names, &preludes))
         .collect();
     let mut functions: Vec<Function> =
         raw.functions.iter().filter_map(|f| lower_function(&mut cx, f, &default_platforms)).collect();
@@ -163,6 +164,66 @@ fn check_headers(cx: &mut Ctx, headers: &[Spanned<String>]) -> Vec<String> {
     out
 }
 
+/// A checked `[[prelude]]` and the headers it needs.
+struct Prelude {
+    shared: SharedPrelude,
+    headers: Vec<String>,
+}
+
+fn check_preludes(cx: &mut Ctx, raw: &[RawPrelude]) -> BTreeMap<String, Prelude> {
+    let mut out = BTreeMap::new();
+    for p in raw {
+        let name = p.name.get_ref();
+        if !check_name(cx, "prelude name", &p.name) {
+            continue;
+        }
+        if out.contains_key(name) {
+            cx.err(p.name.span(), catalog::duplicate("prelude", name));
+            continue;
+        }
+        let code = p.code.get_ref().trim().to_string();
+        if code.is_empty() {
+            cx.err(p.code.span(), catalog::empty_prelude(name));
+        }
+        let headers = p.headers.as_deref().map(|h| check_headers(cx, h)).unwrap_or_default();
+        let at = SourceAt::of_string(cx.sources, &p.code.span());
+        out.insert(name.clone(), Prelude { shared: SharedPrelude { name: name.clone(), code, at }, headers });
+    }
+    out
+}
+
+/// The `[[prelude]]`s a function names, checked, in its order.
+fn resolve_preludes<'p>(
+    cx: &mut Ctx,
+    names: Option<&[Spanned<String>]>,
+    known: &'p BTreeMap<String, Prelude>,
+) -> Vec<&'p Prelude> {
+    let mut out: Vec<&Prelude> = Vec::new();
+    for n in names.unwrap_or(&[]) {
+        match known.get(n.get_ref()) {
+            Some(p) if out.iter().any(|q| q.shared.name == p.shared.name) => {
+                cx.err(n.span(), catalog::repeated_prelude(n.get_ref()));
+            }
+            Some(p) => out.push(p),
+            None => {
+                let names: Vec<&str> = known.keys().map(String::as_str).collect();
+                cx.err(n.span(), catalog::unknown_prelude(n.get_ref(), &names));
+            }
+        }
+    }
+    out
+}
+
+/// `base` followed by the headers of `preludes` it lacks (include order: the function's first).
+fn with_prelude_headers(mut base: Vec<String>, preludes: &[&Prelude]) -> Vec<String> {
+    for h in preludes.iter().flat_map(|p| &p.headers) {
+        if !base.contains(h) {
+            base.push(h.clone());
+        }
+    }
+    base
+}
+
 fn check_arg_names(
     cx: &mut Ctx,
     what: &str,
@@ -192,17 +253,21 @@ fn lower_ufunc(
     default_platforms: &BTreeSet<Platform>,
     default_headers: &[Spanned<String>],
     functions: &[String],
+    known_preludes: &BTreeMap<String, Prelude>,
 ) -> Option<Ufunc> {
     let before = cx.diags.len();
     check_name(cx, "function name", &u.name);
     let name = u.name.get_ref().clone();
 
     let headers_raw = u.headers.as_deref().unwrap_or(default_headers);
-    if headers_raw.is_empty() {
+    let preludes = resolve_preludes(cx, u.preludes.as_deref(), known_preludes);
+    if headers_raw.is_empty() && preludes.iter().all(|p| p.headers.is_empty()) {
         cx.err(u.name.span(), catalog::missing_header(&name));
     }
     let headers = check_headers(cx, headers_raw);
     let cuda_headers = u.cuda_headers.as_ref().map_or_else(|| headers.clone(), |h| check_headers(cx, h.get_ref()));
+    let headers = with_prelude_headers(headers, &preludes);
+    let cuda_headers = with_prelude_headers(cuda_headers, &preludes);
 
     if u.inputs.get_ref().is_empty() {
         cx.err(u.inputs.span(), catalog::empty_list("inputs"));
@@ -351,6 +416,7 @@ fn lower_ufunc(
         cuda_headers,
         inputs,
         outputs,
+        shared_preludes: preludes.iter().map(|p| p.shared.clone()).collect(),
         prelude: u.prelude.as_ref().map(|p| p.get_ref().trim().to_string()).unwrap_or_default(),
         prelude_at: u.prelude.as_ref().map(|p| SourceAt::of_string(cx.sources, &p.span())).unwrap_or_default(),
         expr_at: SourceAt::of_string(cx.sources, &u.expr.span()),

@@ -127,6 +127,15 @@ impl SourceAt {
     }
 }
 
+/// A `[[prelude]]`: C++ helpers several functions share. Every function that names it
+/// emits it (host loops behind an include guard, as they share one translation unit).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SharedPrelude {
+    pub name: String,
+    pub code: String,
+    pub at: SourceAt,
+}
+
 /// An elementwise function.
 #[derive(Debug, Clone)]
 pub struct Ufunc {
@@ -138,6 +147,8 @@ pub struct Ufunc {
     pub cuda_headers: Vec<String>,
     pub inputs: Vec<String>,
     pub outputs: Vec<String>,
+    /// Shared `[[prelude]]`s, in the function's `preludes` order, before its own `prelude`.
+    pub shared_preludes: Vec<SharedPrelude>,
     /// C++ helpers emitted after the headers (empty if none).
     pub prelude: String,
     pub prelude_at: SourceAt,

@@ -45,6 +45,10 @@ pub struct RawUfunc {
     /// C++ emitted once after the headers (helpers the expression calls).
     #[serde(default)]
     pub prelude: Option<Spanned<String>>,
+    /// Names of `[[prelude]]` tables (helpers several functions share), emitted in this
+    /// order after the headers and before `prelude`.
+    #[serde(default)]
+    pub preludes: Option<Vec<Spanned<String>>>,
     pub expr: Spanned<String>,
     /// The expression the CUDA kernels evaluate instead of `expr` (e.g. CUDA's own `lgamma`,
     /// as CuPy does), when it is faster on the device.
@@ -80,6 +84,16 @@ pub struct RawUfunc {
     pub nondiff: Option<Vec<Spanned<String>>>,
     #[serde(default)]
     pub test: Option<RawTest>,
+}
+
+/// `[[prelude]]`: C++ helpers that several `[[ufunc]]`s share (a family's common code,
+/// said once), with the headers it needs.
+#[derive(Debug, Deserialize)]
+pub struct RawPrelude {
+    pub name: Spanned<String>,
+    #[serde(default)]
+    pub headers: Option<Vec<Spanned<String>>>,
+    pub code: Spanned<String>,
 }
 
 /// `[ufunc.test]`: hints for the generated accuracy tests.
@@ -168,6 +182,7 @@ pub struct RawSpec {
     pub defaults: RawDefaults,
     pub ufuncs: Vec<RawUfunc>,
     pub functions: Vec<RawFunction>,
+    pub preludes: Vec<RawPrelude>,
     /// Span of the whole document, for "missing table" diagnostics.
     pub doc_span: std::ops::Range<usize>,
 }

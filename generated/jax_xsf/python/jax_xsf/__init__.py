@@ -72,6 +72,21 @@ __all__ = [
     "erfcx",
     "erfi",
     "erfinv",
+    "eval_chebyc",
+    "eval_chebys",
+    "eval_chebyt",
+    "eval_chebyu",
+    "eval_gegenbauer",
+    "eval_genlaguerre",
+    "eval_hermite",
+    "eval_hermitenorm",
+    "eval_jacobi",
+    "eval_laguerre",
+    "eval_legendre",
+    "eval_sh_chebyt",
+    "eval_sh_chebyu",
+    "eval_sh_jacobi",
+    "eval_sh_legendre",
     "exp1",
     "exp10",
     "exp2",
@@ -847,6 +862,201 @@ def erfinv(y, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["erfinv"](y, overwrite_input=overwrite_input)
+
+
+def eval_chebyc(n, x, /, *, overwrite_input=None):
+    """Chebyshev polynomial of the first kind on [-2, 2], C_n(x) = 2 T_n(x / 2).
+
+    Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["eval_chebyc"](n, x, overwrite_input=overwrite_input)
+
+
+def eval_chebys(n, x, /, *, overwrite_input=None):
+    """Chebyshev polynomial of the second kind on [-2, 2], S_n(x) = U_n(x / 2).
+
+    Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["eval_chebys"](n, x, overwrite_input=overwrite_input)
+
+
+def eval_chebyt(n, x, /, *, overwrite_input=None):
+    """Chebyshev polynomial of the first kind T_n(x).
+
+    Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["eval_chebyt"](n, x, overwrite_input=overwrite_input)
+
+
+def eval_chebyu(n, x, /, *, overwrite_input=None):
+    """Chebyshev polynomial of the second kind U_n(x).
+
+    Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["eval_chebyu"](n, x, overwrite_input=overwrite_input)
+
+
+def eval_gegenbauer(n, alpha, x, /, *, overwrite_input=None):
+    """Gegenbauer (ultraspherical) polynomial C_n^(alpha)(x).
+
+    Type loops: ldd->d, fff->f, ffF->F, ddd->d, ddD->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["eval_gegenbauer"](n, alpha, x, overwrite_input=overwrite_input)
+
+
+def eval_genlaguerre(n, alpha, x, /, *, overwrite_input=None):
+    """Generalized Laguerre polynomial L_n^(alpha)(x), for alpha > -1.
+
+    Type loops: ldd->d, fff->f, ffF->F, ddd->d, ddD->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["eval_genlaguerre"](n, alpha, x, overwrite_input=overwrite_input)
+
+
+def eval_hermite(n, x, /, *, overwrite_input=None):
+    """Physicists' Hermite polynomial H_n(x), for integer n >= 0.
+
+    Type loops: ld->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["eval_hermite"](n, x, overwrite_input=overwrite_input)
+
+
+def eval_hermitenorm(n, x, /, *, overwrite_input=None):
+    """Probabilists' Hermite polynomial He_n(x), for integer n >= 0.
+
+    Type loops: ld->d.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["eval_hermitenorm"](n, x, overwrite_input=overwrite_input)
+
+
+def eval_jacobi(n, alpha, beta, x, /, *, overwrite_input=None):
+    """Jacobi polynomial P_n^(alpha, beta)(x).
+
+    Type loops: lddd->d, ffff->f, fffF->F, dddd->d, dddD->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["eval_jacobi"](n, alpha, beta, x, overwrite_input=overwrite_input)
+
+
+def eval_laguerre(n, x, /, *, overwrite_input=None):
+    """Laguerre polynomial L_n(x).
+
+    Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["eval_laguerre"](n, x, overwrite_input=overwrite_input)
+
+
+def eval_legendre(n, x, /, *, overwrite_input=None):
+    """Legendre polynomial P_n(x).
+
+    Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["eval_legendre"](n, x, overwrite_input=overwrite_input)
+
+
+def eval_sh_chebyt(n, x, /, *, overwrite_input=None):
+    """Shifted Chebyshev polynomial of the first kind T*_n(x) = T_n(2x - 1).
+
+    Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["eval_sh_chebyt"](n, x, overwrite_input=overwrite_input)
+
+
+def eval_sh_chebyu(n, x, /, *, overwrite_input=None):
+    """Shifted Chebyshev polynomial of the second kind U*_n(x) = U_n(2x - 1).
+
+    Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["eval_sh_chebyu"](n, x, overwrite_input=overwrite_input)
+
+
+def eval_sh_jacobi(n, p, q, x, /, *, overwrite_input=None):
+    """Shifted Jacobi polynomial G_n^(p, q)(x).
+
+    Type loops: lddd->d, ffff->f, fffF->F, dddd->d, dddD->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["eval_sh_jacobi"](n, p, q, x, overwrite_input=overwrite_input)
+
+
+def eval_sh_legendre(n, x, /, *, overwrite_input=None):
+    """Shifted Legendre polynomial P*_n(x) = P_n(2x - 1).
+
+    Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
+    Platforms: cpu.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["eval_sh_legendre"](n, x, overwrite_input=overwrite_input)
 
 
 def exp1(z, /, *, overwrite_input=None):

@@ -7,7 +7,7 @@ the package imports this module after its functions, which derivative rules may 
 import jax.numpy as jnp
 import jax.scipy.special as jsp
 
-from . import airy, bei, beip, ber, berp, besselpoly, betainccinv, betaincinv, betaln, cosdg, digamma, ellipe, ellipeinc, ellipk, ellipkinc, ellipkm1, erf, erfcinv, erfinv, expit, expn, exprel, fdtri, gamma, gammaln, hankel1, hankel1e, hankel2, hankel2e, hyp0f1, hyp1f1, hyp2f1, hyperu, i0, i0e, i1, i1e, iv, ive, j0, j1, jv, jve, k0, k0e, k1, k1e, kei, keip, ker, kerp, kn, kolmogp, kv, kve, log_wright_bessel, lpmv, mathieu_a, mathieu_b, modstruve, ndtri, ndtri_exp, obl_cv, pro_cv, rgamma, sindg, smirnovp, spherical_in, spherical_jn, spherical_yn, stdtrit, struve, wofz, wright_bessel, y0, y1, yn, yv, yve, zeta
+from . import airy, bei, beip, ber, berp, besselpoly, betainccinv, betaincinv, betaln, binom, cosdg, digamma, ellipe, ellipeinc, ellipk, ellipkinc, ellipkm1, erf, erfcinv, erfinv, eval_chebys, eval_chebyu, eval_gegenbauer, eval_genlaguerre, eval_hermite, eval_hermitenorm, eval_jacobi, eval_sh_chebyu, expit, expn, exprel, fdtri, gamma, gammaln, hankel1, hankel1e, hankel2, hankel2e, hyp0f1, hyp1f1, hyp2f1, hyperu, i0, i0e, i1, i1e, iv, ive, j0, j1, jv, jve, k0, k0e, k1, k1e, kei, keip, ker, kerp, kn, kolmogp, kv, kve, log_wright_bessel, lpmv, mathieu_a, mathieu_b, modstruve, ndtri, ndtri_exp, obl_cv, pro_cv, rgamma, sindg, smirnovp, spherical_in, spherical_jn, spherical_yn, stdtrit, struve, wofz, wright_bessel, y0, y1, yn, yv, yve, zeta
 
 
 def _d_agm__a(a, b, out):  # d agm / d a
@@ -200,6 +200,66 @@ def _d_erfi__z(z, out):  # d erfi / d z
 
 def _d_erfinv__y(y, out):  # d erfinv / d y
     return 0.5 * jnp.sqrt(jnp.pi) * jnp.exp(erfinv(y) ** 2)
+
+
+def _d_eval_chebyc__x(n, x, out):  # d eval_chebyc / d x
+    return n * eval_chebys(n - 1, x)
+
+
+def _d_eval_chebys__x(n, x, out):  # d eval_chebys / d x
+    return jnp.where(n == 0, 0.0, eval_gegenbauer(jnp.where(n == 0, 1, n) - 1, 2.0, x / 2))
+
+
+def _d_eval_chebyt__x(n, x, out):  # d eval_chebyt / d x
+    return n * eval_chebyu(n - 1, x)
+
+
+def _d_eval_chebyu__x(n, x, out):  # d eval_chebyu / d x
+    return jnp.where(n == 0, 0.0, 2 * eval_gegenbauer(jnp.where(n == 0, 1, n) - 1, 2.0, x))
+
+
+def _d_eval_gegenbauer__x(n, alpha, x, out):  # d eval_gegenbauer / d x
+    return jnp.where(n == 0, 0.0, 2 * alpha * eval_gegenbauer(jnp.where(n == 0, 1, n) - 1, alpha + 1, x))
+
+
+def _d_eval_genlaguerre__x(n, alpha, x, out):  # d eval_genlaguerre / d x
+    return jnp.where(n == 0, 0.0, -eval_genlaguerre(jnp.where(n == 0, 1, n) - 1, alpha + 1, x))
+
+
+def _d_eval_hermite__x(n, x, out):  # d eval_hermite / d x
+    return jnp.where(n == 0, 0.0, 2 * n * eval_hermite(jnp.maximum(n - 1, 0), x))
+
+
+def _d_eval_hermitenorm__x(n, x, out):  # d eval_hermitenorm / d x
+    return jnp.where(n == 0, 0.0, n * eval_hermitenorm(jnp.maximum(n - 1, 0), x))
+
+
+def _d_eval_jacobi__x(n, alpha, beta, x, out):  # d eval_jacobi / d x
+    return jnp.where(n == 0, 0.0, (n + alpha + beta + 1) / 2 * eval_jacobi(jnp.where(n == 0, 1, n) - 1, alpha + 1, beta + 1, x))
+
+
+def _d_eval_laguerre__x(n, x, out):  # d eval_laguerre / d x
+    return jnp.where(n == 0, 0.0, -eval_genlaguerre(jnp.where(n == 0, 1, n) - 1, 1.0, x))
+
+
+def _d_eval_legendre__x(n, x, out):  # d eval_legendre / d x
+    return jnp.where(n == 0, 0.0, eval_gegenbauer(jnp.where(n == 0, 1, n) - 1, 1.5, x))
+
+
+def _d_eval_sh_chebyt__x(n, x, out):  # d eval_sh_chebyt / d x
+    return 2 * n * eval_sh_chebyu(n - 1, x)
+
+
+def _d_eval_sh_chebyu__x(n, x, out):  # d eval_sh_chebyu / d x
+    return jnp.where(n == 0, 0.0, 4 * eval_gegenbauer(jnp.where(n == 0, 1, n) - 1, 2.0, 2 * x - 1))
+
+
+def _d_eval_sh_jacobi__x(n, p, q, x, out):  # d eval_sh_jacobi / d x
+    return jnp.where(n == 0, 0.0, (n + p) * eval_jacobi(jnp.where(n == 0, 1, n) - 1, p - q + 1, q, 2 * x - 1) / binom(2 * n + p - 1, n))
+
+
+def _d_eval_sh_legendre__x(n, x, out):  # d eval_sh_legendre / d x
+    return jnp.where(n == 0, 0.0, 2 * eval_gegenbauer(jnp.where(n == 0, 1, n) - 1, 1.5, 2 * x - 1))
 
 
 def _d_exp1__z(z, out):  # d exp1 / d z
@@ -881,6 +941,21 @@ DERIVATIVES = {
     "erfcx": {"z": _d_erfcx__z},
     "erfi": {"z": _d_erfi__z},
     "erfinv": {"y": _d_erfinv__y},
+    "eval_chebyc": {"x": _d_eval_chebyc__x},
+    "eval_chebys": {"x": _d_eval_chebys__x},
+    "eval_chebyt": {"x": _d_eval_chebyt__x},
+    "eval_chebyu": {"x": _d_eval_chebyu__x},
+    "eval_gegenbauer": {"x": _d_eval_gegenbauer__x},
+    "eval_genlaguerre": {"x": _d_eval_genlaguerre__x},
+    "eval_hermite": {"x": _d_eval_hermite__x},
+    "eval_hermitenorm": {"x": _d_eval_hermitenorm__x},
+    "eval_jacobi": {"x": _d_eval_jacobi__x},
+    "eval_laguerre": {"x": _d_eval_laguerre__x},
+    "eval_legendre": {"x": _d_eval_legendre__x},
+    "eval_sh_chebyt": {"x": _d_eval_sh_chebyt__x},
+    "eval_sh_chebyu": {"x": _d_eval_sh_chebyu__x},
+    "eval_sh_jacobi": {"x": _d_eval_sh_jacobi__x},
+    "eval_sh_legendre": {"x": _d_eval_sh_legendre__x},
     "exp1": {"z": _d_exp1__z},
     "exp10": {"x": _d_exp10__x},
     "exp2": {"x": _d_exp2__x},

@@ -173,6 +173,341 @@ extern "C" {
     fn bg_jax_xsf_erfi__D_D(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_erfinv__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_erfinv__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_eval_chebyc__ld_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_chebyc__ff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_chebyc__fF_F(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_chebyc__dd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_chebyc__dD_D(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_chebys__ld_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_chebys__ff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_chebys__fF_F(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_chebys__dd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_chebys__dD_D(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_chebyt__ld_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_chebyt__ff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_chebyt__fF_F(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_chebyt__dd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_chebyt__dD_D(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_chebyu__ld_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_chebyu__ff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_chebyu__fF_F(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_chebyu__dd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_chebyu__dD_D(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_gegenbauer__ldd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_gegenbauer__fff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_gegenbauer__ffF_F(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_gegenbauer__ddd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_gegenbauer__ddD_D(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_genlaguerre__ldd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_genlaguerre__fff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_genlaguerre__ffF_F(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_genlaguerre__ddd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_genlaguerre__ddD_D(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_hermite__ld_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_hermitenorm__ld_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_jacobi__lddd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_jacobi__ffff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_jacobi__fffF_F(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_jacobi__dddd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_jacobi__dddD_D(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_laguerre__ld_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_laguerre__ff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_laguerre__fF_F(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_laguerre__dd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_laguerre__dD_D(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_legendre__ld_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_legendre__ff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_legendre__fF_F(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_legendre__dd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_legendre__dD_D(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_sh_chebyt__ld_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_sh_chebyt__ff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_sh_chebyt__fF_F(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_sh_chebyt__dd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_sh_chebyt__dD_D(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_sh_chebyu__ld_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_sh_chebyu__ff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_sh_chebyu__fF_F(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_sh_chebyu__dd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_sh_chebyu__dD_D(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_sh_jacobi__lddd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_sh_jacobi__ffff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_sh_jacobi__fffF_F(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_sh_jacobi__dddd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_sh_jacobi__dddD_D(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_sh_legendre__ld_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_sh_legendre__ff_f(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_sh_legendre__fF_F(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_sh_legendre__dd_d(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
+    fn bg_jax_xsf_eval_sh_legendre__dD_D(
+        args: *const *mut u8,
+        n: *const i64,
+        steps: *const i64,
+    );
     fn bg_jax_xsf_exp1__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_exp1__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_exp1__F_F(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -3044,6 +3379,529 @@ pub unsafe extern "C" fn bg_jax_xsf_erfinv_cuda(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_ERFINV)
+}
+static CPU_EVAL_CHEBYC: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.eval_chebyc",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_chebyc__ld_d,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_eval_chebyc__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_eval_chebyc__fF_F,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_chebyc__dd_d,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_eval_chebyc__dD_D,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_chebyc` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_chebyc_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_EVAL_CHEBYC)
+}
+static CPU_EVAL_CHEBYS: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.eval_chebys",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_chebys__ld_d,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_eval_chebys__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_eval_chebys__fF_F,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_chebys__dd_d,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_eval_chebys__dD_D,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_chebys` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_chebys_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_EVAL_CHEBYS)
+}
+static CPU_EVAL_CHEBYT: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.eval_chebyt",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_chebyt__ld_d,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_eval_chebyt__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_eval_chebyt__fF_F,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_chebyt__dd_d,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_eval_chebyt__dD_D,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_chebyt` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_chebyt_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_EVAL_CHEBYT)
+}
+static CPU_EVAL_CHEBYU: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.eval_chebyu",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_chebyu__ld_d,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_eval_chebyu__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_eval_chebyu__fF_F,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_chebyu__dd_d,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_eval_chebyu__dD_D,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_chebyu` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_chebyu_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_EVAL_CHEBYU)
+}
+static CPU_EVAL_GEGENBAUER: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.eval_gegenbauer",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_gegenbauer__ldd_d,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_eval_gegenbauer__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_eval_gegenbauer__ffF_F,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_gegenbauer__ddd_d,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_eval_gegenbauer__ddD_D,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_gegenbauer` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_gegenbauer_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_EVAL_GEGENBAUER)
+}
+static CPU_EVAL_GENLAGUERRE: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.eval_genlaguerre",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_genlaguerre__ldd_d,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_eval_genlaguerre__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_eval_genlaguerre__ffF_F,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_genlaguerre__ddd_d,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_eval_genlaguerre__ddD_D,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_genlaguerre` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_genlaguerre_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_EVAL_GENLAGUERRE)
+}
+static CPU_EVAL_HERMITE: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.eval_hermite",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_hermite__ld_d,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_hermite` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_hermite_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_EVAL_HERMITE)
+}
+static CPU_EVAL_HERMITENORM: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.eval_hermitenorm",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_hermitenorm__ld_d,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_hermitenorm` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_hermitenorm_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_EVAL_HERMITENORM)
+}
+static CPU_EVAL_JACOBI: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.eval_jacobi",
+    nin: 4usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_jacobi__lddd_d,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_eval_jacobi__ffff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_eval_jacobi__fffF_F,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_jacobi__dddd_d,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_eval_jacobi__dddD_D,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_jacobi` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_jacobi_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_EVAL_JACOBI)
+}
+static CPU_EVAL_LAGUERRE: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.eval_laguerre",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_laguerre__ld_d,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_eval_laguerre__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_eval_laguerre__fF_F,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_laguerre__dd_d,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_eval_laguerre__dD_D,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_laguerre` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_laguerre_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_EVAL_LAGUERRE)
+}
+static CPU_EVAL_LEGENDRE: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.eval_legendre",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_legendre__ld_d,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_eval_legendre__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_eval_legendre__fF_F,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_legendre__dd_d,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_eval_legendre__dD_D,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_legendre` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_legendre_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_EVAL_LEGENDRE)
+}
+static CPU_EVAL_SH_CHEBYT: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.eval_sh_chebyt",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_sh_chebyt__ld_d,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_eval_sh_chebyt__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_eval_sh_chebyt__fF_F,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_sh_chebyt__dd_d,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_eval_sh_chebyt__dD_D,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_sh_chebyt` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_sh_chebyt_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_EVAL_SH_CHEBYT)
+}
+static CPU_EVAL_SH_CHEBYU: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.eval_sh_chebyu",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_sh_chebyu__ld_d,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_eval_sh_chebyu__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_eval_sh_chebyu__fF_F,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_sh_chebyu__dd_d,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_eval_sh_chebyu__dD_D,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_sh_chebyu` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_sh_chebyu_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_EVAL_SH_CHEBYU)
+}
+static CPU_EVAL_SH_JACOBI: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.eval_sh_jacobi",
+    nin: 4usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_sh_jacobi__lddd_d,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_eval_sh_jacobi__ffff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_eval_sh_jacobi__fffF_F,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_sh_jacobi__dddd_d,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_eval_sh_jacobi__dddD_D,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_sh_jacobi` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_sh_jacobi_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_EVAL_SH_JACOBI)
+}
+static CPU_EVAL_SH_LEGENDRE: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.eval_sh_legendre",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::S64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_sh_legendre__ld_d,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_eval_sh_legendre__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F32, DType::C64, DType::C64],
+            kernel: bg_jax_xsf_eval_sh_legendre__fF_F,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_eval_sh_legendre__dd_d,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::C128, DType::C128],
+            kernel: bg_jax_xsf_eval_sh_legendre__dD_D,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_sh_legendre` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_sh_legendre_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_EVAL_SH_LEGENDRE)
 }
 static CPU_EXP1: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.exp1",
@@ -9607,7 +10465,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:590231e3880912bc; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:b093cc5aea374fdb; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
