@@ -19,7 +19,7 @@ import pytest
 
 from conftest import load_spec
 
-SPHD = [u for u in load_spec()["ufunc"] if u["headers"] == ["xsf/sphd_wave.h"]]
+SPHD = [u for u in load_spec()["ufunc"] if u.get("headers") == ["xsf/sphd_wave.h"]]
 
 
 def xsf_include() -> pathlib.Path:
