@@ -4,7 +4,8 @@
 # the GPU tests, the GPU tests again under compute-sanitizer's memcheck (a subset: it is
 # slow), and the GPU benchmark with its plot. Logs and results go to $OUT (default
 # gpu-results/). See docs/gpu.md.
-#   usage: bash scripts/gpu_run.sh [tests|contract|sanitizer|bench|stats|loop]...   (default: tests contract sanitizer bench)
+#   usage: bash scripts/gpu_run.sh [tests|contract|sanitizer|bench|stats|loop|table-times|table-kernels]...
+#          (default: tests contract sanitizer bench)
 set -uo pipefail
 source "$(dirname "$0")/gpu_site.sh"
 export BRIDGEGEN_REQUIRE_GPU=1
@@ -22,9 +23,16 @@ status=0
 for step in "${steps[@]}"; do
     case "$step" in
     tests)
+        # Spread over worker processes where pytest-xdist is installed (one serial run no
+        # longer fits a 10-minute device call); each worker then takes GPU memory as it
+        # goes instead of XLA's preallocated share.
+        par=()
+        if python3 -c "import xdist" 2>/dev/null; then par=(-n "${BRIDGEGEN_TEST_WORKERS:-6}"); fi
+        [ ${#par[@]} -eq 0 ] || export XLA_PYTHON_CLIENT_PREALLOCATE=false
         BRIDGEGEN_POISON_OUTPUTS=1 python3 -m pytest -q -m gpu -p no:cacheprovider -o addopts="" -rfE --tb=short \
-            --junitxml="$OUT/gpu-tests.xml" tests/python 2>&1 | tee "$OUT/gpu-tests.log" | tail -n 60
+            "${par[@]}" --junitxml="$OUT/gpu-tests.xml" tests/python 2>&1 | tee "$OUT/gpu-tests.log" | tail -n 60
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+        unset XLA_PYTHON_CLIENT_PREALLOCATE
         ;;
     contract)
         # The callers' contracts on this machine's jax with the GPU as default backend: JAX's
@@ -40,6 +48,24 @@ for step in "${steps[@]}"; do
         # Issue 17's device functions against eager cupyx and jax.scipy (docs/benchmarks.md).
         python3 bench/stats_gpu.py 2>&1 | tee "$OUT/bench-stats.log"
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+        ;;
+    table-times)
+        # Issue 17's device table, back to back (bench/device_table.py): cupyx's kernels
+        # compiled in parallel first, then every case timed.
+        python3 bench/device_table.py warm || status=1
+        python3 bench/device_table.py times "$OUT/device-times.json" > "$OUT/device-times.log" 2>&1 || status=1
+        tail -n 5 "$OUT/device-times.log"
+        ;;
+    table-kernels)
+        # The same cases' kernels alone under Nsight Compute, then the table and its plot, with
+        # the back-to-back times of a table-times step: in $OUT when run in the same call,
+        # else at $BRIDGEGEN_TABLE_TIMES (a file carried from that call's results).
+        python3 bench/device_table.py warm || status=1
+        ncu --profile-from-start off --clock-control none --metrics gpu__time_duration.sum --csv \
+            python3 bench/device_table.py kernels "$OUT/device-plan.json" > "$OUT/device-kernels.csv" 2> "$OUT/device-kernels.err" || status=1
+        tail -n 5 "$OUT/device-kernels.err"
+        python3 bench/device_table.py report "${BRIDGEGEN_TABLE_TIMES:-$OUT/device-times.json}" "$OUT/device-plan.json" "$OUT/device-kernels.csv" \
+            "$OUT/device-table.md" "$OUT/device-ratio.png" || status=1
         ;;
     loop)
         # Chained bridged calls in a loop against native ops (the in-place default).

@@ -1,5 +1,6 @@
 """Device ports, checked on the host: where a function's CUDA kernel runs code of its own
-`prelude` instead of the xsf call in `expr` (lpmv: specfun.h does not compile under NVRTC),
+`prelude` instead of the xsf call in `expr` (lpmv: specfun.h does not compile under NVRTC;
+kv, kve, ive, kn: AMOS does not),
 this builds both with g++ and compares them on random and edge inputs, so CI without a GPU
 tests the port itself. The GPU tests (test_accuracy's `_on_gpu`) check the kernels.
 """
@@ -17,10 +18,33 @@ import pytest
 
 from conftest import load_spec
 
-UFUNCS = {u["name"]: u for u in load_spec()["ufunc"]}
+SPEC = load_spec()
+UFUNCS = {u["name"]: u for u in SPEC["ufunc"]}
+PRELUDES = {p["name"]: p for p in SPEC.get("prelude", [])}
 # function -> largest relative difference allowed between the port and the host loops
-# (lpmv: only specfun's gamma2 became tgamma, for negative orders).
-PORTS = {"lpmv": 1e-13}
+# (lpmv: only specfun's gamma2 became tgamma, for negative orders; the bessel_ik prelude is
+# another algorithm than AMOS: 3e-13 seen, the GPU tests' default tolerance is 1e-12).
+PORTS = {"lpmv": 1e-13, "kv": 1e-12, "kve": 1e-12, "ive": 1e-12, "kn": 1e-12}
+
+# Grids over each port's branch points, beside the random points of the spec's ranges.
+_LPMV_GRID = list(
+    itertools.product(
+        [-3, -1, 0, 1, 2, 5, 7, 0.5],
+        [-3.5, -2, -1, -0.5, 0, 0.25, 1, 2.5, 3, 6, 9.75, 30.5],
+        [-1, -0.999, -0.6, -0.35, -0.3499, 0, 0.4, 0.999, 1, np.nan],
+    )
+)
+# Orders near integers (Temme's gamma1), past 50 (the uniform expansion); arguments at the
+# series/CF2 switch (2), CF1/Hankel (500), AMOS's limits (1.07e9, 2.2e-305), 0, inf, NaN.
+_IK_ORDERS = [-60.5, -20.0, -2.5, -1.0, -0.5, -1e-7, 0.0, 1e-7, 0.5, 1.0, 2.0000001, 2.5, 20.0, 50.5, 150.25, np.nan]
+_IK_ARGS = [0.0, 1e-310, 1e-300, 1e-6, 0.5, 1.999, 2.0, 2.001, 30.0, 499.0, 501.0, 1e4, 1e9, 1.1e9, np.inf, np.nan, -1.0, -2.5]
+GRIDS = {
+    "lpmv": _LPMV_GRID,
+    "kv": list(itertools.product(_IK_ORDERS, _IK_ARGS)),
+    "kve": list(itertools.product(_IK_ORDERS, _IK_ARGS)),
+    "ive": list(itertools.product(_IK_ORDERS, _IK_ARGS)),
+    "kn": list(itertools.product([0.0, 1.0, 2.0, 5.0, 20.0, 60.0, 200.0], _IK_ARGS)),
+}
 
 
 def xsf_include() -> pathlib.Path:
@@ -37,17 +61,8 @@ def inputs(u, rng):
     for a, col in zip(u["inputs"], rand):
         if a in u["test"].get("integers", []):
             col[:] = np.round(col)
-    if u["name"] == "lpmv":
-        grid = np.array(
-            list(
-                itertools.product(
-                    [-3, -1, 0, 1, 2, 5, 7, 0.5],
-                    [-3.5, -2, -1, -0.5, 0, 0.25, 1, 2.5, 3, 6, 9.75, 30.5],
-                    [-1, -0.999, -0.6, -0.35, -0.3499, 0, 0.4, 0.999, 1, np.nan],
-                )
-            )
-        ).T
-        rand = [np.concatenate([r, g]) for r, g in zip(rand, grid)]
+    grid = np.array(list(GRIDS[u["name"]])).T
+    rand = [np.concatenate([r, g]) for r, g in zip(rand, grid)]
     return np.stack(rand, axis=1)
 
 
@@ -58,10 +73,15 @@ def test_device_port_matches_host_loops(name, tmp_path):
     u = UFUNCS[name]
     args = ", ".join(f"double {a}" for a in u["inputs"])
     call = ", ".join(f"a[{k}]" for k in range(len(u["inputs"])))
-    includes = "\n".join(f'#include "{h}"' for h in [*u["headers"], *u["cuda_headers"]])
+    # As the generator emits them: headers (the named preludes' appended), then the named
+    # preludes' code, then the function's own prelude.
+    named = [PRELUDES[n] for n in u.get("preludes", [])]
+    headers = [*u.get("headers", []), *u["cuda_headers"], *(h for p in named for h in p.get("headers", []))]
+    includes = "\n".join(f'#include "{h}"' for h in dict.fromkeys(headers))
+    preludes = "\n".join([*(p["code"] for p in named), u.get("prelude", "")])
     src = f"""{includes}
 #include <cstdio>
-{u["prelude"]}
+{preludes}
 static double host({args}) {{ return {u["expr"]}; }}
 static double port({args}) {{ return {u["cuda_expr"]}; }}
 int main() {{

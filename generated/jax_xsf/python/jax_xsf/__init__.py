@@ -1774,7 +1774,9 @@ def ive(v, z, /, *, overwrite_input=None):
 
     Equivalent to ``scipy.special.ive``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.ive.html
     Type loops: ff->f, dd->d, fF->F, dD->D.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ff->f, dd->d; the others run on the host only.
+    On CUDA devices computed as ``jax_xsf_bessel_ik::ie(v, z)`` instead of ``xsf::cyl_bessel_ie(v, z)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1996,7 +1998,8 @@ def kn(n, x, /, *, overwrite_input=None):
 
     Equivalent to ``scipy.special.kn``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kn.html
     Type loops: if->f, lf->f, id->d, ld->d.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
+    On CUDA devices computed as ``jax_xsf_bessel_ik::k(static_cast<double>(n), x, false)`` instead of ``xsf::cyl_bessel_k(static_cast<double>(n), x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2052,7 +2055,9 @@ def kv(v, z, /, *, overwrite_input=None):
 
     Equivalent to ``scipy.special.kv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kv.html
     Type loops: ff->f, dd->d, fF->F, dD->D.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ff->f, dd->d; the others run on the host only.
+    On CUDA devices computed as ``jax_xsf_bessel_ik::k(v, z, false)`` instead of ``xsf::cyl_bessel_k(v, z)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2066,7 +2071,9 @@ def kve(v, z, /, *, overwrite_input=None):
 
     Equivalent to ``scipy.special.kve``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kve.html
     Type loops: ff->f, dd->d, fF->F, dD->D.
-    Platforms: cpu.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ff->f, dd->d; the others run on the host only.
+    On CUDA devices computed as ``jax_xsf_bessel_ik::k(v, z, true)`` instead of ``xsf::cyl_bessel_ke(v, z)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3204,7 +3211,7 @@ def yn(n, x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.yn``.
     Type loops: if->f, lf->f, id->d, ld->d.
     Platforms: cpu, cuda.
-    On CUDA devices computed as ``xsf::cephes::yn(static_cast<int>(n), x)`` instead of ``xsf::cyl_bessel_y(static_cast<double>(n), x)``.
+    On CUDA devices computed as ``n < 0 ? ((n & 1) ? -1.0 : 1.0) * yn(static_cast<int>(-n), x) : yn(static_cast<int>(n), x)`` instead of ``xsf::cyl_bessel_y(static_cast<double>(n), x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a

@@ -6,7 +6,7 @@ VERSION = "0.1.0"
 LIBRARY = "libjax_xsf_ffi.so"
 CONTRACT_SYMBOL = "bg_jax_xsf_contract"
 # Stamped into the library too; a mismatch at import means stale build output.
-CONTRACT = "bridgegen 0.1.0; spec sha256:b093cc5aea374fdb; xla-ffi-api 0.1"
+CONTRACT = "bridgegen 0.1.0; spec sha256:a7ab5c981a2170c9; xla-ffi-api 0.1"
 # Returns the CUDA architectures whose kernels the library embeds ("" if none).
 CUDA_ARCHS_SYMBOL = "bg_jax_xsf_cuda_archs"
 # Returns the build's facts as JSON; `bridgegen build` writes the same into _build.py.
@@ -1069,8 +1069,9 @@ UFUNCS = {
         inputs=("v", "z"),
         outputs=("out",),
         loops=("ff->f", "dd->d", "fF->F", "dD->D"),
-        platforms=("cpu",),
-        handlers={"cpu": "bg_jax_xsf_ive_cpu"},
+        platforms=("cpu", "cuda"),
+        cuda_loops=("ff->f", "dd->d"),
+        handlers={"cpu": "bg_jax_xsf_ive_cpu", "cuda": "bg_jax_xsf_ive_cuda"},
         derivatives=("z",),
         nondiff=("v",),
     ),
@@ -1221,8 +1222,8 @@ UFUNCS = {
         inputs=("n", "x"),
         outputs=("out",),
         loops=("if->f", "lf->f", "id->d", "ld->d"),
-        platforms=("cpu",),
-        handlers={"cpu": "bg_jax_xsf_kn_cpu"},
+        platforms=("cpu", "cuda"),
+        handlers={"cpu": "bg_jax_xsf_kn_cpu", "cuda": "bg_jax_xsf_kn_cuda"},
         derivatives=("x",),
         nondiff=("n",),
     ),
@@ -1261,8 +1262,9 @@ UFUNCS = {
         inputs=("v", "z"),
         outputs=("out",),
         loops=("ff->f", "dd->d", "fF->F", "dD->D"),
-        platforms=("cpu",),
-        handlers={"cpu": "bg_jax_xsf_kv_cpu"},
+        platforms=("cpu", "cuda"),
+        cuda_loops=("ff->f", "dd->d"),
+        handlers={"cpu": "bg_jax_xsf_kv_cpu", "cuda": "bg_jax_xsf_kv_cuda"},
         derivatives=("z",),
         nondiff=("v",),
     ),
@@ -1271,8 +1273,9 @@ UFUNCS = {
         inputs=("v", "z"),
         outputs=("out",),
         loops=("ff->f", "dd->d", "fF->F", "dD->D"),
-        platforms=("cpu",),
-        handlers={"cpu": "bg_jax_xsf_kve_cpu"},
+        platforms=("cpu", "cuda"),
+        cuda_loops=("ff->f", "dd->d"),
+        handlers={"cpu": "bg_jax_xsf_kve_cpu", "cuda": "bg_jax_xsf_kve_cuda"},
         derivatives=("z",),
         nondiff=("v",),
     ),

@@ -5987,6 +5987,31 @@ pub unsafe extern "C" fn bg_jax_xsf_ive_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_IVE)
 }
+static CUDA_IVE: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.ive",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.ive",
+        kernels::IMAGES_IVE,
+        &[c"bg_jax_xsf_ive__ff_f", c"bg_jax_xsf_ive__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.ive` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_ive_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_IVE)
+}
 static CPU_J0: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.j0",
     nin: 1usize,
@@ -6593,6 +6618,38 @@ pub unsafe extern "C" fn bg_jax_xsf_kn_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_KN)
 }
+static CUDA_KN: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.kn",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S32, DType::F32, DType::F32],
+        &[DType::S64, DType::F32, DType::F32],
+        &[DType::S32, DType::F64, DType::F64],
+        &[DType::S64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.kn",
+        kernels::IMAGES_KN,
+        &[
+            c"bg_jax_xsf_kn__if_f",
+            c"bg_jax_xsf_kn__lf_f",
+            c"bg_jax_xsf_kn__id_d",
+            c"bg_jax_xsf_kn__ld_d",
+        ],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.kn` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_kn_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_KN)
+}
 static CPU_KOLMOGI: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.kolmogi",
     nin: 1usize,
@@ -6701,6 +6758,31 @@ pub unsafe extern "C" fn bg_jax_xsf_kv_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_KV)
 }
+static CUDA_KV: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.kv",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.kv",
+        kernels::IMAGES_KV,
+        &[c"bg_jax_xsf_kv__ff_f", c"bg_jax_xsf_kv__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.kv` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_kv_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_KV)
+}
 static CPU_KVE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.kve",
     nin: 2usize,
@@ -6733,6 +6815,31 @@ pub unsafe extern "C" fn bg_jax_xsf_kve_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_KVE)
+}
+static CUDA_KVE: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.kve",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.kve",
+        kernels::IMAGES_KVE,
+        &[c"bg_jax_xsf_kve__ff_f", c"bg_jax_xsf_kve__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.kve` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_kve_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_KVE)
 }
 static CPU_LAMBERTW: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.lambertw",
@@ -10465,7 +10572,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:b093cc5aea374fdb; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:a7ab5c981a2170c9; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
