@@ -274,4 +274,4 @@ def test_unmergeable_broadcast_past_the_kernel_rank_is_an_error_not_a_crash():
 
 def test_cpu_only_function_raises_on_gpu_at_lowering():
     with pytest.raises(NotImplementedError, match="not available on platform 'cuda'"):
-        jax.jit(jax_xsf.kv)(jax.device_put(1.5, gpu()), jax.device_put(2.0, gpu()))
+        jax.jit(jax_xsf.ber)(jax.device_put(1.5, gpu()))

@@ -140,9 +140,10 @@ def test_host_only_loop_raises_at_lowering_for_cuda_naming_the_device_loops():
 
 def test_unsupported_platform_raises_not_implemented_at_lowering():
     x = jax.ShapeDtypeStruct((3,), jnp.float64)
-    # kv is CPU-only: exporting for CUDA fails while lowering, naming its platforms.
-    with pytest.raises(NotImplementedError, match=r"jax_xsf.kv is not available on platform 'cuda'; it runs on: cpu"):
-        jax.export.export(jax.jit(jax_xsf.kv), platforms=["cuda"])(x, x)
+    # ber (Kelvin, specfun) is CPU-only: exporting for CUDA fails while lowering, naming its
+    # platforms.
+    with pytest.raises(NotImplementedError, match=r"jax_xsf.ber is not available on platform 'cuda'; it runs on: cpu"):
+        jax.export.export(jax.jit(jax_xsf.ber), platforms=["cuda"])(x)
     checks = [jax.export.DisabledSafetyCheck.custom_call("bridgegen.jax_xsf.gammaln")]
     # gammaln supports CUDA: a library with kernels lowers for it (on this CPU machine too),
     # one built without NVRTC says so at lowering.

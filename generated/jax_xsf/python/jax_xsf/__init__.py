@@ -54,6 +54,7 @@ __all__ = [
     "chdtr",
     "chdtrc",
     "chdtri",
+    "chdtriv",
     "cosdg",
     "cosm1",
     "cotdg",
@@ -195,6 +196,7 @@ __all__ = [
     "pdtr",
     "pdtrc",
     "pdtri",
+    "pdtrik",
     "poch",
     "poisson_binom_cdf_all",
     "poisson_binom_pmf_all",
@@ -591,6 +593,20 @@ def chdtri(v, p, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["chdtri"](v, p, overwrite_input=overwrite_input)
+
+
+def chdtriv(p, x, /, *, overwrite_input=None):
+    """Inverse of chdtr with respect to v: the degrees of freedom at which the chi-square CDF at x is p.
+
+    Equivalent to ``scipy.special.chdtriv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.chdtriv.html
+    Type loops: ff->f, dd->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["chdtriv"](p, x, overwrite_input=overwrite_input)
 
 
 def cosdg(x, /, *, overwrite_input=None):
@@ -2661,6 +2677,20 @@ def pdtri(k, y, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["pdtri"](k, y, overwrite_input=overwrite_input)
+
+
+def pdtrik(p, m, /, *, overwrite_input=None):
+    """Inverse of pdtr with respect to k: the k at which the Poisson CDF of mean m is p (k real, clipped at 0 as SciPy's).
+
+    Equivalent to ``scipy.special.pdtrik``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pdtrik.html
+    Type loops: ff->f, dd->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["pdtrik"](p, m, overwrite_input=overwrite_input)
 
 
 def poch(z, m, /, *, overwrite_input=None):

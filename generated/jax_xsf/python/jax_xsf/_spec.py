@@ -6,7 +6,7 @@ VERSION = "0.1.0"
 LIBRARY = "libjax_xsf_ffi.so"
 CONTRACT_SYMBOL = "bg_jax_xsf_contract"
 # Stamped into the library too; a mismatch at import means stale build output.
-CONTRACT = "bridgegen 0.1.0; spec sha256:a7ab5c981a2170c9; xla-ffi-api 0.1"
+CONTRACT = "bridgegen 0.1.0; spec sha256:dcc15e78a876a3d9; xla-ffi-api 0.1"
 # Returns the CUDA architectures whose kernels the library embeds ("" if none).
 CUDA_ARCHS_SYMBOL = "bg_jax_xsf_cuda_archs"
 # Returns the build's facts as JSON; `bridgegen build` writes the same into _build.py.
@@ -252,6 +252,16 @@ UFUNCS = {
         handlers={"cpu": "bg_jax_xsf_chdtri_cpu", "cuda": "bg_jax_xsf_chdtri_cuda"},
         derivatives=("p",),
         nondiff=("v",),
+    ),
+    "chdtriv": dict(
+        target="bridgegen.jax_xsf.chdtriv",
+        inputs=("p", "x"),
+        outputs=("out",),
+        loops=("ff->f", "dd->d"),
+        platforms=("cpu", "cuda"),
+        handlers={"cpu": "bg_jax_xsf_chdtriv_cpu", "cuda": "bg_jax_xsf_chdtriv_cuda"},
+        derivatives=(),
+        nondiff=(),
     ),
     "cosdg": dict(
         target="bridgegen.jax_xsf.cosdg",
@@ -1669,6 +1679,16 @@ UFUNCS = {
         handlers={"cpu": "bg_jax_xsf_pdtri_cpu", "cuda": "bg_jax_xsf_pdtri_cuda"},
         derivatives=("y",),
         nondiff=("k",),
+    ),
+    "pdtrik": dict(
+        target="bridgegen.jax_xsf.pdtrik",
+        inputs=("p", "m"),
+        outputs=("out",),
+        loops=("ff->f", "dd->d"),
+        platforms=("cpu", "cuda"),
+        handlers={"cpu": "bg_jax_xsf_pdtrik_cpu", "cuda": "bg_jax_xsf_pdtrik_cuda"},
+        derivatives=(),
+        nondiff=(),
     ),
     "poch": dict(
         target="bridgegen.jax_xsf.poch",

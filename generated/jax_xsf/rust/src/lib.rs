@@ -101,6 +101,8 @@ extern "C" {
     fn bg_jax_xsf_chdtrc__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_chdtri__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_chdtri__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_chdtriv__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_chdtriv__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_cosdg__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_cosdg__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_cosm1__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -976,6 +978,8 @@ extern "C" {
     fn bg_jax_xsf_pdtri__lf_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_pdtri__id_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_pdtri__ld_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_pdtrik__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_pdtrik__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_poch__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_poch__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_poisson_binom_cdf_all__f_f(
@@ -2402,6 +2406,56 @@ pub unsafe extern "C" fn bg_jax_xsf_chdtri_cuda(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_CHDTRI)
+}
+static CPU_CHDTRIV: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.chdtriv",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_chdtriv__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_chdtriv__dd_d,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.chdtriv` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_chdtriv_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_CHDTRIV)
+}
+static CUDA_CHDTRIV: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.chdtriv",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.chdtriv",
+        kernels::IMAGES_CHDTRIV,
+        &[c"bg_jax_xsf_chdtriv__ff_f", c"bg_jax_xsf_chdtriv__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.chdtriv` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_chdtriv_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_CHDTRIV)
 }
 static CPU_COSDG: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.cosdg",
@@ -8474,6 +8528,56 @@ pub unsafe extern "C" fn bg_jax_xsf_pdtri_cuda(
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_PDTRI)
 }
+static CPU_PDTRIK: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.pdtrik",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_pdtrik__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_pdtrik__dd_d,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.pdtrik` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_pdtrik_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_PDTRIK)
+}
+static CUDA_PDTRIK: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.pdtrik",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.pdtrik",
+        kernels::IMAGES_PDTRIK,
+        &[c"bg_jax_xsf_pdtrik__ff_f", c"bg_jax_xsf_pdtrik__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.pdtrik` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_pdtrik_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_PDTRIK)
+}
 static CPU_POCH: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.poch",
     nin: 2usize,
@@ -10572,7 +10676,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:a7ab5c981a2170c9; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:dcc15e78a876a3d9; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
