@@ -341,8 +341,9 @@ def plot(summary, env, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(2, 1, figsize=(16, 9), sharex=True)
-    for ax, kind, label in zip(axes, ("kernel", "b2b"), ("kernels alone", "back to back")):
+    kinds = [(k, label) for k, label in (("kernel", "kernels alone"), ("b2b", "back to back")) if summary[k]]
+    fig, axes = plt.subplots(len(kinds), 1, figsize=(16, 4.5 * len(kinds)), sharex=True, squeeze=False)
+    for ax, (kind, label) in zip(axes[:, 0], kinds):
         pts = [x for x in summary[kind] if x[3] == 1 << 22]
         names = sorted({x[1] for x in summary["kernel"] + summary["b2b"]})
         for dtype, mark in (("float32", "o"), ("float64", "s")):
