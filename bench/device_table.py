@@ -12,13 +12,14 @@ Two measurements, each from its own pass over the same cases, on the GPU machine
 - kernels alone, under Nsight Compute, which serializes and times every kernel between
   `cudaProfilerStart/Stop`; a marker kernel whose grid size is the case's number opens each
   case, so the report sums the kernels after it (bridge: `bg_*`; cupyx: whatever it ran):
-      ncu --profile-from-start off --metrics gpu__time_duration.sum --csv --print-units base \\
+      ncu --profile-from-start off --clock-control none --metrics gpu__time_duration.sum --csv \\
           python bench/device_table.py kernels PLAN.json > KERNELS.csv
 - the report (markdown table, summary against the 1.05x target, plot of bridge / cupyx):
       python bench/device_table.py report OUT.json PLAN.json KERNELS.csv TABLE.md [PLOT.png]
 
 `ONLY=gammainc,kv` restricts the cases; `SIZES=22` the sizes (log2). scripts/gpu_run.sh's
-`table` step runs all three. Ratios mean something only within one run (docs/benchmarks.md).
+steps `table-times` and `table-kernels` run them. Ratios mean something only within one run
+(docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -163,9 +164,15 @@ def times(out_path: str) -> int:
                 row[path + " error"] = f"{type(e).__name__}: {str(e)[:200]}"
         rows.append(row)
         print(json.dumps(row), flush=True)
-    rows += extras()
-    json.dump({"environment": env, "rows": rows}, open(out_path, "w"), indent=1)
+        # Rewritten after every case, so a call cut off at its time limit still leaves a table.
+        save(out_path, env, rows)
+    save(out_path, env, rows + extras())
     return 0
+
+
+def save(path, env, rows):
+    with open(path, "w") as f:
+        json.dump({"environment": env, "rows": rows}, f, indent=1)
 
 
 def extras() -> list[dict]:
