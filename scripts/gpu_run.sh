@@ -4,7 +4,7 @@
 # the GPU tests, the GPU tests again under compute-sanitizer's memcheck (a subset: it is
 # slow), and the GPU benchmark with its plot. Logs and results go to $OUT (default
 # gpu-results/). See docs/gpu.md.
-#   usage: bash scripts/gpu_run.sh [tests|contract|sanitizer|bench|stats|loop|table-times|table-kernels]...
+#   usage: bash scripts/gpu_run.sh [tests|contract|sanitizer|bench|stats|loop|table-times|table-kernels|mathlib]...
 #          (default: tests contract sanitizer bench)
 set -uo pipefail
 source "$(dirname "$0")/gpu_site.sh"
@@ -52,7 +52,8 @@ for step in "${steps[@]}"; do
     table-times)
         # Issue 17's device table, back to back (bench/device_table.py): cupyx's kernels
         # compiled in parallel first, then every case timed.
-        python3 bench/device_table.py warm || status=1
+        python3 bench/device_table.py warm > "$OUT/device-warm.log" 2>&1 || status=1
+        tail -n 3 "$OUT/device-warm.log"
         python3 bench/device_table.py times "$OUT/device-times.json" > "$OUT/device-times.log" 2>&1 || status=1
         tail -n 5 "$OUT/device-times.log"
         ;;
@@ -66,6 +67,12 @@ for step in "${steps[@]}"; do
         tail -n 5 "$OUT/device-kernels.err"
         python3 bench/device_table.py report "${BRIDGEGEN_TABLE_TIMES:-$OUT/device-times.json}" "$OUT/device-plan.json" "$OUT/device-kernels.csv" \
             "$OUT/device-table.md" "$OUT/device-ratio.png" || status=1
+        ;;
+    mathlib)
+        # Which of CUDA's math-library functions (as cupyx calls them) pass our GPU accuracy
+        # test against SciPy (bench/investigations/cuda_mathlib_accuracy.py).
+        python3 bench/investigations/cuda_mathlib_accuracy.py 2>&1 | tee "$OUT/mathlib-accuracy.log"
+        [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
         ;;
     loop)
         # Chained bridged calls in a loop against native ops (the in-place default).

@@ -796,6 +796,7 @@ def erf(z, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.erf``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
+    On CUDA devices loop d->d computes ``erf(z)``, loop f->f computes ``erff(z)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -811,6 +812,7 @@ def erfc(z, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.erfc``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
+    On CUDA devices loop d->d computes ``erfc(z)``, loop f->f computes ``erfcf(z)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -842,6 +844,7 @@ def erfcx(z, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.erfcx``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
+    On CUDA devices loop d->d computes ``erfcx(z)``, loop f->f computes ``erfcxf(z)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1264,6 +1267,7 @@ def gamma(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.gamma``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
+    On CUDA devices loop d->d computes ``tgamma(x)``, loop f->f computes ``tgammaf(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1569,6 +1573,7 @@ def i0(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.i0``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``isinf(x) ? nan(\"\") : cyl_bessel_i0(x)`` instead of ``xsf::cephes::i0(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1599,6 +1604,7 @@ def i1(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.i1``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``isinf(x) ? nan(\"\") : cyl_bessel_i1(x)`` instead of ``xsf::cephes::i1(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1808,6 +1814,7 @@ def j0(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.j0``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``j0(x)`` instead of ``xsf::cephes::j0(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1823,6 +1830,7 @@ def j1(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.j1``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``j1(x)`` instead of ``xsf::cephes::j1(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2181,6 +2189,7 @@ def loggamma(z, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.loggamma``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
+    On CUDA devices loop d->d computes ``z < 0 ? NAN : lgamma(z)``, loop f->f computes ``z < 0 ? NAN : lgammaf(z)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2888,6 +2897,7 @@ def rgamma(z, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.rgamma``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
+    On CUDA devices loop d->d computes ``(z < 0 && z == floor(z)) ? 0.0 : (z > 171 ? exp(-lgamma(static_cast<double>(z))) : 1.0 / tgamma(static_cast<double>(z)))``, loop f->f computes ``static_cast<float>((z < 0 && z == floor(z)) ? 0.0 : (z > 171 ? exp(-lgamma(static_cast<double>(z))) : 1.0 / tgamma(static_cast<double>(z))))``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3211,6 +3221,7 @@ def y0(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.y0``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``y0(x)`` instead of ``xsf::cephes::y0(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3226,6 +3237,7 @@ def y1(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.y1``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``y1(x)`` instead of ``xsf::cephes::y1(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a

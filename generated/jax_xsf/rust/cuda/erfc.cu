@@ -11,7 +11,7 @@ extern "C" __global__ void bg_jax_xsf_erfc__f_f(const bridgegen::Geometry<1> bg_
         long long bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const float z = static_cast<float>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<float>(xsf::erfc(z)));
+        bg_out0[bg_i] = static_cast<float>(static_cast<float>(erfcf(z)));
     }
 }
 
@@ -20,7 +20,7 @@ extern "C" __global__ void bg_jax_xsf_erfc__d_d(const bridgegen::Geometry<1> bg_
         long long bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double z = static_cast<double>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<double>(static_cast<double>(xsf::erfc(z)));
+        bg_out0[bg_i] = static_cast<double>(static_cast<double>(erfc(z)));
     }
 }
 

@@ -11,7 +11,7 @@ extern "C" __global__ void bg_jax_xsf_gamma__f_f(const bridgegen::Geometry<1> bg
         long long bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const float x = static_cast<float>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<float>(xsf::gamma(x)));
+        bg_out0[bg_i] = static_cast<float>(static_cast<float>(tgammaf(x)));
     }
 }
 
@@ -20,7 +20,7 @@ extern "C" __global__ void bg_jax_xsf_gamma__d_d(const bridgegen::Geometry<1> bg
         long long bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<double>(static_cast<double>(xsf::gamma(x)));
+        bg_out0[bg_i] = static_cast<double>(static_cast<double>(tgamma(x)));
     }
 }
 

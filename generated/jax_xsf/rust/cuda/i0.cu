@@ -4,14 +4,13 @@
 #include <cupy/complex.cuh>
 #include <bridgegen/kernel.cuh>
 
-#include "xsf/cephes/i0.h"
 
 extern "C" __global__ void bg_jax_xsf_i0__f_f(const bridgegen::Geometry<1> bg_geom, const float *__restrict__ bg_in0, float *bg_out0) {
     BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
         long long bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<double>(xsf::cephes::i0(x)));
+        bg_out0[bg_i] = static_cast<float>(static_cast<double>(isinf(x) ? nan("") : cyl_bessel_i0(x)));
     }
 }
 
@@ -20,6 +19,6 @@ extern "C" __global__ void bg_jax_xsf_i0__d_d(const bridgegen::Geometry<1> bg_ge
         long long bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<double>(static_cast<double>(xsf::cephes::i0(x)));
+        bg_out0[bg_i] = static_cast<double>(static_cast<double>(isinf(x) ? nan("") : cyl_bessel_i0(x)));
     }
 }
