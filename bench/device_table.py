@@ -14,7 +14,9 @@ Two measurements, each from its own pass over the same cases, on the GPU machine
   case, so the report sums the kernels after it (bridge: `bg_*`; cupyx: whatever it ran):
       ncu --profile-from-start off --clock-control none --metrics gpu__time_duration.sum --csv \\
           python bench/device_table.py kernels PLAN.json > KERNELS.csv
-- the report (markdown table, summary against the 1.05x target, plot of bridge / cupyx):
+- the report (markdown table, summary against the 1.05x target, plot of bridge / cupyx;
+  the figures behind it in TABLE.json); each of OUT, PLAN and KERNELS may be a
+  comma-separated list, for passes split over device calls on one machine and wheel:
       python bench/device_table.py report OUT.json PLAN.json KERNELS.csv TABLE.md [PLOT.png]
 
 `ONLY=gammainc,kv` restricts the cases; `SIZES=22` the sizes (log2). scripts/gpu_run.sh's
