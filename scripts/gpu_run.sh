@@ -71,7 +71,10 @@ for step in "${steps[@]}"; do
     mathlib)
         # Which of CUDA's math-library functions (as cupyx calls them) pass our GPU accuracy
         # test against SciPy (bench/investigations/cuda_mathlib_accuracy.py).
+        # Then cupyx's single-precision float32 kernels (--single).
         python3 bench/investigations/cuda_mathlib_accuracy.py 2>&1 | tee "$OUT/mathlib-accuracy.log"
+        [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+        python3 bench/investigations/cuda_mathlib_accuracy.py --single 2>&1 | tee "$OUT/mathlib-accuracy-single.log"
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
         ;;
     loop)

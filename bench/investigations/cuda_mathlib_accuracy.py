@@ -6,9 +6,11 @@ device. A function may move to `cuda_expr` only if it passes our GPU accuracy te
 SciPy. This draws the same inputs test_accuracy.py's GPU test draws (the spec's ranges, edge
 values, fresh random), evaluates cupyx's float64 kernel on them (the float32 loops upcast, as
 our `f->f as d->d` loops do) and applies the same comparison (`compare`, the CUDA
-tolerances, the condition-number allowance). GPU machine:
+tolerances, the condition-number allowance). With `--single`, the float32 loops are screened
+on cupyx's float32 kernels instead, which compute in single precision (`j0f`, `k1f`, ...): may
+a float32 kernel of ours do the same? GPU machine:
 
-    python bench/investigations/cuda_mathlib_accuracy.py [NAMES] [--rounds 5]
+    python bench/investigations/cuda_mathlib_accuracy.py [NAMES] [--rounds 5] [--single]
 """
 
 from __future__ import annotations
@@ -36,9 +38,13 @@ from test_accuracy import (  # noqa: E402
 
 # Functions whose cupyx kernel is one CUDA math-library call on float64 (cupyx 14.2 source).
 CANDIDATES = ["j0", "j1", "y0", "y1", "yn", "erf", "erfc", "erfcx", "i0", "i1", "gamma", "gammaln"]
+# Functions whose cupyx float32 kernel computes in single precision where ours computes in
+# double as SciPy does: 1.3-6x cupyx's kernel time on the H100 (docs/benchmarks-log.md,
+# 2026-12-05). For `--single`.
+SINGLE = ["j0", "j1", "y0", "y1", "i0e", "i1e", "k0", "k1", "k0e", "k1e", "log_ndtr", "logit", "log_expit", "rel_entr", "erfinv", "erfcinv", "log1p"]
 
 
-def one_round(name, rng):
+def one_round(name, rng, single=False):
     import cupy
     import cupyx.scipy.special as cps
 
@@ -65,9 +71,11 @@ def one_round(name, rng):
         with np.errstate(all="ignore"):
             want = scipy_function(u)(*ref_args)
             kappa = condition_numbers(scipy_function(u), ref_args, [np.asarray(want)])[0]
-        # cupyx's float64 kernel; the integer order of yn as float64, as cupyx takes it.
-        got = cupy.asnumpy(cufn(*[cupy.asarray(a.astype(np.float64)) for a in ref_args]))
         out = sig.split("->")[1]
+        # cupyx's float64 kernel (the integer order of yn as float64, as cupyx takes it), or
+        # with --single its float32 kernel for the float32 loops.
+        dtype = np.float32 if single and out == "f" else np.float64
+        got = cupy.asnumpy(cufn(*[cupy.asarray(a.astype(dtype)) for a in ref_args]))
         if out == "f":
             with np.errstate(over="ignore"):
                 got = got.astype(np.float32)
@@ -82,14 +90,16 @@ def one_round(name, rng):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("names", nargs="?", default=",".join(CANDIDATES))
+    ap.add_argument("names", nargs="?", default=None)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--single", action="store_true", help="float32 loops on cupyx's float32 kernels")
     a = ap.parse_args()
+    a.names = a.names or ",".join(SINGLE if a.single else CANDIDATES)
     rng = np.random.default_rng()
     for name in a.names.split(","):
         fails = {}
         for _ in range(a.rounds):
-            for sig, verdict, why in one_round(name, rng):
+            for sig, verdict, why in one_round(name, rng, a.single):
                 if verdict == "FAIL":
                     fails.setdefault(sig, why)
         loops = [lp.split(" as ")[0] for lp in UFUNCS[name]["loops"] if not any(c in "FD" for c in lp)]
