@@ -25,15 +25,12 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "python"))
 from test_accuracy import (  # noqa: E402
     RTOL,
-    SCIPY_DIFFERS,
-    SCIPY_NEWER_DIFFERS,
     UFUNCS,
-    XSF_DIFFERS,
     compare,
     condition_numbers,
     random_args,
-    scipy_at_least,
     scipy_function,
+    without_documented_points,
 )
 
 # Functions whose cupyx kernel is one CUDA math-library call on float64 (cupyx 14.2 source).
@@ -57,16 +54,8 @@ def one_round(name, rng, single=False):
         sig = loop.split(" as ")[0]
         if any(c in "FD" for c in sig):
             continue
-        args = random_args(u, sig, rng)
-        # The points the GPU test leaves out (documented SciPy and xsf differences).
-        keep = np.ones(args[0].shape, dtype=bool)
-        for arg, value, _why in SCIPY_DIFFERS.get(name, ()):
-            keep &= args[u["inputs"].index(arg)] != value
-        if name in XSF_DIFFERS:
-            keep &= ~XSF_DIFFERS[name][1](*args)
-        if name in SCIPY_NEWER_DIFFERS and scipy_at_least(SCIPY_NEWER_DIFFERS[name][0]):
-            keep &= ~SCIPY_NEWER_DIFFERS[name][2](*args)
-        args = [a[keep] for a in args]
+        # The points the GPU test leaves out too (documented SciPy and xsf differences).
+        args = without_documented_points(name, random_args(u, sig, rng))
         ref_args = [a.astype(np.int64) if a.dtype.kind == "i" else a.astype(np.float64) for a in args]
         with np.errstate(all="ignore"):
             want = scipy_function(u)(*ref_args)
