@@ -2897,7 +2897,7 @@ def rgamma(z, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.rgamma``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
-    On CUDA devices loop d->d computes ``(z < 0 && z == floor(z)) ? 0.0 : (z > 171 ? exp(-lgamma(static_cast<double>(z))) : 1.0 / tgamma(static_cast<double>(z)))``, loop f->f computes ``static_cast<float>((z < 0 && z == floor(z)) ? 0.0 : (z > 171 ? exp(-lgamma(static_cast<double>(z))) : 1.0 / tgamma(static_cast<double>(z))))``.
+    On CUDA devices loop d->d computes ``jax_xsf_rgamma::real(z)``, loop f->f computes ``static_cast<float>(jax_xsf_rgamma::real(z))``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
