@@ -18,13 +18,13 @@ gets only moderate edge values (no huge magnitudes or infinities).
 
 from __future__ import annotations
 
-import importlib
 
 import jax
 import numpy as np
 import scipy.special
 import pytest
 
+from conditioning import KAPPA_NEAR_ZERO, condition_numbers, scipy_function
 from conftest import load_spec
 
 jax_xsf = pytest.importorskip("jax_xsf")
@@ -156,12 +156,6 @@ def cases(platform="cpu"):
             yield pytest.param(name, sig, id=f"{name}[{sig}]")
 
 
-def scipy_function(u):
-    path = u.get("scipy", f"scipy.special.{u['name']}")
-    module, attr = path.rsplit(".", 1)
-    return getattr(importlib.import_module(module), attr)
-
-
 MODERATE_EDGES = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, np.nan])
 
 
@@ -188,38 +182,6 @@ def draw(rng, code, lo, hi, integer, n, moderate=False):
     vals[: len(edges)] = edges
     with np.errstate(over="ignore"):
         return vals.astype(REAL[code])
-
-
-KAPPA_NEAR_ZERO = 10.0
-
-
-def condition_numbers(f, args, wants):
-    """Per-element relative condition number of each output, by central differences."""
-    kappa = [np.zeros(np.shape(w), dtype=np.float64) for w in wants]
-    for j, a in enumerate(args):
-        if a.dtype.kind == "i":
-            continue
-        scale = np.where(np.abs(a) > 1e-300, np.abs(a), 1.0)
-        # A step of 1e-7 relative sees smooth variation; one of 16 ulps sees functions
-        # that oscillate faster than that (j0 at 1e300).
-        kj = [np.zeros(np.shape(w)) for w in wants]
-        # Past 1e8 a step of 1e-3 relative also catches oscillation the others alias away.
-        steps = [1e-7 * scale, 16 * np.spacing(scale), np.where(scale > 1e8, 1e-3 * scale, 1e-7 * scale)]
-        for h in steps:
-            up, down = list(args), list(args)
-            with np.errstate(all="ignore"):
-                up[j], down[j] = a + h, a - h
-            with np.errstate(all="ignore"):
-                fu, fd = f(*up), f(*down)
-            fu = fu if isinstance(fu, tuple) else (fu,)
-            fd = fd if isinstance(fd, tuple) else (fd,)
-            for k, w in enumerate(wants):
-                with np.errstate(all="ignore"):
-                    deriv = (np.asarray(fu[k]) - np.asarray(fd[k])) / (2 * h)
-                    kj[k] = np.maximum(kj[k], np.nan_to_num(np.abs(a * deriv / w), nan=np.inf, posinf=np.inf))
-        for k in range(len(wants)):
-            kappa[k] += kj[k]
-    return kappa
 
 
 def compare(name, got, want, out_code, rtol, kappa):

@@ -19,7 +19,8 @@ import pytest
 import scipy.special as sc
 
 from conftest import command_buffer_env
-from test_accuracy import KAPPA_NEAR_ZERO, UFUNCS, condition_numbers, random_args, scipy_function
+from conditioning import KAPPA_NEAR_ZERO, condition_numbers, scipy_function
+from test_accuracy import UFUNCS, random_args
 
 jax_xsf = pytest.importorskip("jax_xsf")
 pytestmark = pytest.mark.gpu
