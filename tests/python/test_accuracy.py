@@ -53,8 +53,11 @@ SCIPY_DIFFERS = {
 # differences): name -> (why, mask over the arguments of the points left out).
 XSF_DIFFERS = {
     "hyp2f1": (
-        "a or b = 0 with a NaN argument: this xsf's complex hyp2f1 returns NaN, SciPy's 1",
-        lambda a, b, c, z: np.iscomplexobj(z) & ((a == 0) | (b == 0)) & (np.isnan(a) | np.isnan(b) | np.isnan(c) | np.isnan(z)),
+        "a NaN argument where a, b = 0 or c = 0, -1, -2, ...: this xsf's complex hyp2f1 checks for "
+        "NaN first and returns NaN, SciPy's newer one checks those cases first (1, inf)",
+        lambda a, b, c, z: np.iscomplexobj(z)
+        & ((a == 0) | (b == 0) | ((c <= 0) & (c == np.round(c))))
+        & (np.isnan(a) | np.isnan(b) | np.isnan(c) | np.isnan(z)),
     ),
     "lpmv": (
         "m = 0, x = -1 and v not an integer (a pole, whose sign is that of -sin(pi v)): this xsf "
