@@ -95,7 +95,8 @@ def render() -> tuple[str, list[str]]:
         "",
         f"scipy {scipy.__version__} has **{total}** public ufuncs (aliases counted by name). The specs cover",
         f"**{covered}** of them on the CPU, **{on_gpu}** also on CUDA devices, **{with_rule}** with a derivative rule.",
-        "Every function left out says why. Peer columns: "
+        "Every function left out says why, and so does every function without a GPU kernel (the last "
+        "section). Peer columns: "
         + "; ".join(f"{k} = {v['source']}" for k, v in peers.items())
         + ".",
         "",
@@ -106,7 +107,44 @@ def render() -> tuple[str, list[str]]:
     ]
     for extra in sorted(set(reasons) - set(ufuncs)):
         problems.append(f"reasons.toml names {extra}, which is not a scipy.special ufunc")
-    return "\n".join(head + rows + generalized()) + "\n", problems
+    host, host_problems = host_only()
+    return "\n".join(head + rows + generalized() + host) + "\n", problems + host_problems
+
+
+def host_only() -> tuple[list[str], list[str]]:
+    """The section saying why each function without the "cuda" platform has no device kernel
+    (reasons.toml's [[host_only]] groups), and what is wrong with those groups."""
+    groups = tomllib.loads((DATA / "reasons.toml").read_text()).get("host_only", [])
+    platforms = {}
+    for spec in sorted((ROOT / "specs").glob("*.toml")):
+        data = spec_toml.load(spec)
+        default = data.get("defaults", {}).get("platforms", ["cpu", "cuda"])
+        for u in data.get("ufunc", []):
+            platforms.setdefault(u["name"], u.get("platforms", default))
+    problems, seen = [], {}
+    for g in groups:
+        for name in g["functions"]:
+            if name in seen:
+                problems.append(f"reasons.toml gives {name} two host-only reasons")
+            seen[name] = g["why"]
+            if name not in platforms:
+                problems.append(f"reasons.toml's host_only names {name}, which no spec has")
+            elif "cuda" in platforms[name]:
+                problems.append(f"reasons.toml's host_only names {name}, which runs on CUDA devices")
+    for name, plats in platforms.items():
+        if "cuda" not in plats and name not in seen:
+            problems.append(f"{name} has no CUDA kernel and no [[host_only]] reason in scripts/coverage/reasons.toml")
+    lines = [
+        "",
+        "## Why not on the GPU",
+        "",
+        "Each function of the specs without a CUDA kernel, by what NVRTC says when its kernel is",
+        "compiled as the generator would emit it (`bench/investigations/host_only_nvrtc.py`).",
+        "",
+    ]
+    for g in groups:
+        lines.append(f"- {g['why']}: " + ", ".join(f"`{n}`" for n in sorted(g["functions"])) + ".")
+    return (lines if groups else []), problems
 
 
 def generalized() -> list[str]:
