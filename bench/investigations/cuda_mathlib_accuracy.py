@@ -63,7 +63,7 @@ def one_round(name, rng, single=False):
                 got = got.astype(np.float32)
         rtol = test.get("rtol32_gpu", rtol32) if out == "f" else test.get("rtol64_gpu", rtol64)
         try:
-            compare(f"{name}[{sig}]", got, np.asarray(want), out, rtol, kappa)
+            compare(f"{name}[{sig}]", got, np.asarray(want), out, rtol, kappa, ref_args)
             verdicts.append((sig, "pass", ""))
         except AssertionError as e:
             verdicts.append((sig, "FAIL", str(e).splitlines()[0][:220]))
