@@ -215,7 +215,8 @@ def compare(name, got, want, out_code, rtol, kappa, args=()):
     tiny = np.finfo(np.float32 if out_code in "fF" else np.float64).tiny
     # Below the smallest normal number relative error means nothing: compare absolutely.
     normal = finite & (np.abs(want) > tiny)
-    sub = np.flatnonzero(finite & ~normal & ~(np.abs(got - want) <= tiny))
+    with np.errstate(invalid="ignore"):
+        sub = np.flatnonzero(finite & ~normal & ~(np.abs(got - want) <= tiny))
     assert sub.size == 0, f"{name}: subnormal results differ at ({at(sub[0]) if sub.size else ''}): got {got[sub[:5]]}, scipy {want[sub[:5]]}"
     if normal.any():
         with np.errstate(all="ignore"):
