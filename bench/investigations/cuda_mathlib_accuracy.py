@@ -50,9 +50,10 @@ def one_round(name, rng, single=False):
         # The points the GPU test leaves out too (documented SciPy and xsf differences).
         args = without_documented_points(name, random_args(u, sig, rng))
         ref_args = [a.astype(np.int64) if a.dtype.kind == "i" else a.astype(np.float64) for a in args]
+        f = scipy_function(u)
         with np.errstate(all="ignore"):
-            want = scipy_function(u)(*ref_args)
-            kappa = condition_numbers(scipy_function(u), ref_args, [np.asarray(want)])[0]
+            want = f(*ref_args)
+            kappa = condition_numbers(f, ref_args, [np.asarray(want)])[0]
         out = sig.split("->")[1]
         # cupyx's float64 kernel (the integer order of yn as float64, as cupyx takes it), or
         # with --single its float32 kernel for the float32 loops.
