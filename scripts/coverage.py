@@ -111,29 +111,19 @@ def render() -> tuple[str, list[str]]:
     return "\n".join(head + rows + generalized() + host) + "\n", problems + host_problems
 
 
-def host_only() -> tuple[list[str], list[str]]:
+def host_only(specs: pathlib.Path = ROOT / "specs") -> tuple[list[str], list[str]]:
     """The section saying why each function without the "cuda" platform has no device kernel
-    (reasons.toml's [[host_only]] groups), and what is wrong with those groups."""
-    groups = tomllib.loads((DATA / "reasons.toml").read_text()).get("host_only", [])
-    platforms = {}
-    for spec in sorted((ROOT / "specs").glob("*.toml")):
+    (the specs' [[host_only]] groups, which the generator checks), and the host-only
+    functions that no group explains."""
+    groups, problems = [], []
+    for spec in sorted(specs.glob("*.toml")):
         data = spec_toml.load(spec)
         default = data.get("defaults", {}).get("platforms", ["cpu", "cuda"])
+        explained = {n for g in data.get("host_only", []) for n in g["functions"]}
+        groups += data.get("host_only", [])
         for u in data.get("ufunc", []):
-            platforms.setdefault(u["name"], u.get("platforms", default))
-    problems, seen = [], {}
-    for g in groups:
-        for name in g["functions"]:
-            if name in seen:
-                problems.append(f"reasons.toml gives {name} two host-only reasons")
-            seen[name] = g["why"]
-            if name not in platforms:
-                problems.append(f"reasons.toml's host_only names {name}, which no spec has")
-            elif "cuda" in platforms[name]:
-                problems.append(f"reasons.toml's host_only names {name}, which runs on CUDA devices")
-    for name, plats in platforms.items():
-        if "cuda" not in plats and name not in seen:
-            problems.append(f"{name} has no CUDA kernel and no [[host_only]] reason in scripts/coverage/reasons.toml")
+            if "cuda" not in u.get("platforms", default) and u["name"] not in explained:
+                problems.append(f"{u['name']} has no CUDA kernel and no [[host_only]] reason in {spec.relative_to(specs.parent)}")
     lines = [
         "",
         "## Why not on the GPU",

@@ -1,5 +1,5 @@
-"""A bridgegen spec as one TOML dictionary: the root file with the `[[ufunc]]` and
-`[[function]]` tables of the files its `include` names (paths relative to the root's
+"""A bridgegen spec as one TOML dictionary: the root file with the `[[prelude]]`,
+`[[host_only]]`, `[[ufunc]]` and `[[function]]` tables of the files its `include` names (paths relative to the root's
 directory) appended in include order, as `bridgegen` reads it (docs/spec.md, "Splitting a
 spec"). For scripts and tests that read specs directly; the generator is the authority.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pathlib
 import tomllib
 
-TABLES = ("prelude", "ufunc", "function")
+TABLES = ("prelude", "host_only", "ufunc", "function")
 
 
 def load(path: str | pathlib.Path) -> dict:

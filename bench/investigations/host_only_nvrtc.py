@@ -6,8 +6,8 @@ Copies specs/ to a temporary directory, turns every function whose `platforms` l
 function's kernel source with NVRTC and the options `bridgegen build` passes (the ones
 register_caps.py times with), one process per function with a time limit. Prints, grouped by
 the first compiler error, which functions fail and why, and which compile (those could go on
-the device once a GPU run has tested them). scripts/coverage/reasons.toml's `[[host_only]]`
-records the answer, docs/coverage.md shows it.
+the device once a GPU run has tested them). The `[[host_only]]` groups of specs/xsf.toml record
+the answer; lowering for CUDA quotes it, and docs/coverage.md shows it.
 
     python bench/investigations/host_only_nvrtc.py [--out probe.json] [--only ber,gdtria]
 
@@ -66,7 +66,9 @@ def main() -> int:
         tmp = pathlib.Path(tmp)
         shutil.copytree(ROOT / "specs", tmp / "specs")
         for f in (tmp / "specs").rglob("*.toml"):
-            f.write_text(f.read_text().replace('platforms = ["cpu"]', 'platforms = ["cpu", "cuda"]'))
+            text = f.read_text().replace('platforms = ["cpu"]', 'platforms = ["cpu", "cuda"]')
+            # Without the [[host_only]] groups, which may not name device functions.
+            f.write_text(re.sub(r"\[\[host_only\]\]\nwhy = .*\nfunctions = \[.*\]\n", "", text))
         subprocess.run(["bridgegen", "generate", str(tmp / "specs" / "xsf.toml"), "--out", str(tmp / "gen")],
                        check=True, capture_output=True)
         for name in names:

@@ -141,9 +141,15 @@ def test_host_only_loop_raises_at_lowering_for_cuda_naming_the_device_loops():
 def test_unsupported_platform_raises_not_implemented_at_lowering():
     x = jax.ShapeDtypeStruct((3,), jnp.float64)
     # ber (Kelvin, specfun) is CPU-only: exporting for CUDA fails while lowering, naming its
-    # platforms.
-    with pytest.raises(NotImplementedError, match=r"jax_xsf.ber is not available on platform 'cuda'; it runs on: cpu"):
+    # platforms and the spec's reason ([[host_only]]), which its docstring gives too.
+    with pytest.raises(
+        NotImplementedError,
+        match=r"jax_xsf.ber is not available on platform 'cuda' \(no CUDA kernels: specfun: `xsf/specfun/specfun.h` "
+        r"includes `<memory>`, which NVRTC lacks .*\); it runs on: cpu$",
+    ):
         jax.export.export(jax.jit(jax_xsf.ber), platforms=["cuda"])(x)
+    assert "No CUDA kernels: specfun:" in jax_xsf.ber.__doc__
+    assert "specfun" not in str(jax.make_jaxpr(jax_xsf.ber)(x))  # not a primitive parameter
     checks = [jax.export.DisabledSafetyCheck.custom_call("bridgegen.jax_xsf.gammaln")]
     # gammaln supports CUDA: a library with kernels lowers for it (on this CPU machine too),
     # one built without NVRTC says so at lowering.

@@ -40,7 +40,10 @@ pub fn unknown_table(key: &str) -> Entry {
     e(
         format!("unknown top-level table `{key}`"),
         "unknown table",
-        Some("a spec has `include`, [package], [defaults], [[prelude]], [[ufunc]] and [[function]]".into()),
+        Some(
+            "a spec has `include`, [package], [defaults], [[prelude]], [[host_only]], [[ufunc]] and [[function]]"
+                .into(),
+        ),
     )
 }
 
@@ -48,7 +51,7 @@ pub fn root_only(key: &str) -> Entry {
     e(
         format!("`{key}` belongs in the root spec, not in an included file"),
         "only in the root spec",
-        Some("an included file holds [[prelude]], [[ufunc]] and [[function]] tables; move this to the spec that includes it".into()),
+        Some("an included file holds [[prelude]], [[host_only]], [[ufunc]] and [[function]] tables; move this to the spec that includes it".into()),
     )
 }
 
@@ -130,6 +133,38 @@ pub fn empty_prelude(name: &str) -> Entry {
         format!("prelude `{name}` has no code"),
         "empty",
         Some("give `code` the C++ helpers the functions share, or remove the [[prelude]]".into()),
+    )
+}
+
+pub fn host_only_unknown(name: &str, known: &[&str]) -> Entry {
+    let mut hint = "[[host_only]] `functions` names [[ufunc]]s of the spec or its includes".to_string();
+    if let Some(k) = closest(name, known) {
+        hint = format!("did you mean `{k}`? {hint}");
+    }
+    e(format!("[[host_only]] names unknown function `{name}`"), "no [[ufunc]] has this name", Some(hint))
+}
+
+pub fn host_only_on_device(name: &str) -> Entry {
+    e(
+        format!("[[host_only]] names `{name}`, which has CUDA kernels"),
+        "runs on cuda",
+        Some(format!("[[host_only]] says why a function has none: remove `{name}` from it, or give `{name}` platforms = [\"cpu\"]")),
+    )
+}
+
+pub fn host_only_twice(name: &str) -> Entry {
+    e(
+        format!("`{name}` is in more than one [[host_only]] group"),
+        "named again here",
+        Some("a function has one reason for having no CUDA kernels; keep it in one group".into()),
+    )
+}
+
+pub fn host_only_empty(what: &str) -> Entry {
+    e(
+        format!("[[host_only]] with an empty `{what}`"),
+        "empty",
+        Some("give `why` the reason these functions have no CUDA kernels and `functions` their names".into()),
     )
 }
 

@@ -106,6 +106,8 @@ pub struct UfuncView {
     pub platforms_py: String,
     /// The loops with CUDA kernels when that is not all of them (`cuda_loops`), else "".
     pub cuda_loops_py: String,
+    /// Why it has no CUDA kernels (`[[host_only]]`), as a Python string literal; else "".
+    pub host_only_why_py: String,
     pub handlers_py: String,
     /// `("x",)`: the inputs with a derivative rule (the rules are in `_rules.py`).
     pub derivatives_py: String,
@@ -458,6 +460,7 @@ fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
         } else {
             String::new()
         },
+        host_only_why_py: u.host_only_why.as_deref().map(q).unwrap_or_default(),
         handlers_py: format!("{{{}}}", handlers.join(", ")),
         derivatives_py: if u.derivatives.is_empty() {
             "()".into()
@@ -488,6 +491,9 @@ fn docstring(u: &Ufunc) -> String {
     s.push_str(&format!("    Type loops: {}.\n", loops.join(", ")));
     let plats: Vec<&str> = u.platforms.iter().map(|p| p.as_str()).collect();
     s.push_str(&format!("    Platforms: {}.", plats.join(", ")));
+    if let Some(why) = &u.host_only_why {
+        s.push_str(&format!("\n    No CUDA kernels: {}.", why.trim_end_matches('.')));
+    }
     if u.device_subset() {
         let dev: Vec<String> = u.loops.iter().filter(|l| u.on_device(l)).map(|l| l.signature()).collect();
         s.push_str(&format!("\n    On CUDA devices only loops {}; the others run on the host only.", dev.join(", ")));

@@ -98,6 +98,11 @@ pub fn lower(
         .collect();
     let mut functions: Vec<Function> =
         raw.functions.iter().filter_map(|f| lower_function(&mut cx, f, &default_platforms)).collect();
+    let ufunc_names: Vec<&str> = raw.ufuncs.iter().map(|u| u.name.get_ref().as_str()).collect();
+    let host_only = check_host_only(&mut cx, &raw.host_only, &ufunc_names, &ufuncs);
+    for u in &mut ufuncs {
+        u.host_only_why = host_only.get(&u.name).cloned();
+    }
     if !cx.diags.is_empty() {
         return None;
     }
@@ -188,6 +193,32 @@ fn check_preludes(cx: &mut Ctx, raw: &[RawPrelude]) -> BTreeMap<String, Prelude>
         let headers = p.headers.as_deref().map(|h| check_headers(cx, h)).unwrap_or_default();
         let at = SourceAt::of_string(cx.sources, &p.code.span());
         out.insert(name.clone(), Prelude { shared: SharedPrelude { name: name.clone(), code, at }, headers });
+    }
+    out
+}
+
+/// Function name -> why it has no CUDA kernels, from the `[[host_only]]` groups: each names
+/// known [[ufunc]]s without the cuda platform, each function in one group at most.
+fn check_host_only(cx: &mut Ctx, raw: &[RawHostOnly], known: &[&str], ufuncs: &[Ufunc]) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for g in raw {
+        let why = g.why.get_ref().trim();
+        if why.is_empty() {
+            cx.err(g.why.span(), catalog::host_only_empty("why"));
+        }
+        if g.functions.get_ref().is_empty() {
+            cx.err(g.functions.span(), catalog::host_only_empty("functions"));
+        }
+        for n in g.functions.get_ref() {
+            let name = n.get_ref();
+            if !known.contains(&name.as_str()) {
+                cx.err(n.span(), catalog::host_only_unknown(name, known));
+            } else if ufuncs.iter().any(|u| &u.name == name && u.platforms.contains(&Platform::Cuda)) {
+                cx.err(n.span(), catalog::host_only_on_device(name));
+            } else if out.insert(name.clone(), why.to_string()).is_some() {
+                cx.err(n.span(), catalog::host_only_twice(name));
+            }
+        }
     }
     out
 }
@@ -434,6 +465,7 @@ fn lower_ufunc(
         derivatives,
         nondiff,
         test,
+        host_only_why: None, // from the [[host_only]] groups, after every ufunc is lowered
     })
 }
 

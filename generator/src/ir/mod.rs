@@ -177,6 +177,9 @@ pub struct Ufunc {
     /// Inputs declared not differentiable.
     pub nondiff: Vec<String>,
     pub test: TestHints,
+    /// Why it has no CUDA kernels (its `[[host_only]]` group), for the lowering error on
+    /// CUDA and the docstring.
+    pub host_only_why: Option<String>,
 }
 
 impl Ufunc {

@@ -85,6 +85,7 @@ fn parse_file(
             "ufunc" => spec.ufuncs.extend(items::<RawUfunc>(&value, "[[ufunc]]", diags)),
             "function" => spec.functions.extend(items::<RawFunction>(&value, "[[function]]", diags)),
             "prelude" => spec.preludes.extend(items::<RawPrelude>(&value, "[[prelude]]", diags)),
+            "host_only" => spec.host_only.extend(items::<RawHostOnly>(&value, "[[host_only]]", diags)),
             "package" | "defaults" | "include" if !is_root => push(diags, span, catalog::root_only(key.get_ref())),
             "package" => spec.package = item::<RawPackage>(&value, "[package]", diags),
             "defaults" => {
@@ -191,7 +192,7 @@ macro_rules! flat_key_check {
         }
     )*};
 }
-flat_key_check!(RawPackage, RawDefaults, RawPrelude, RawTest, RawArray, RawOutput, RawWorkspace, RawParam);
+flat_key_check!(RawPackage, RawDefaults, RawPrelude, RawHostOnly, RawTest, RawArray, RawOutput, RawWorkspace, RawParam);
 
 impl KeyCheck for RawUfunc {
     fn check_keys(value: &Spanned<DeValue<'_>>, table: &str, diags: &mut Diagnostics) {

@@ -96,6 +96,14 @@ pub struct RawPrelude {
     pub code: Spanned<String>,
 }
 
+/// `[[host_only]]`: why some functions have no CUDA kernels (said once for a family), for
+/// their lowering error on CUDA and their docstrings.
+#[derive(Debug, Deserialize)]
+pub struct RawHostOnly {
+    pub why: Spanned<String>,
+    pub functions: Spanned<Vec<Spanned<String>>>,
+}
+
 /// `[ufunc.test]`: hints for the generated accuracy tests.
 #[derive(Debug, Default, Deserialize)]
 pub struct RawTest {
@@ -183,6 +191,7 @@ pub struct RawSpec {
     pub ufuncs: Vec<RawUfunc>,
     pub functions: Vec<RawFunction>,
     pub preludes: Vec<RawPrelude>,
+    pub host_only: Vec<RawHostOnly>,
     /// Span of the whole document, for "missing table" diagnostics.
     pub doc_span: std::ops::Range<usize>,
 }

@@ -5,16 +5,23 @@ from __future__ import annotations
 from ._dtypes import Loop
 
 
+# Qualified name -> why the function has no CUDA kernels (its spec's `[[host_only]]`
+# group), for the lowering error; kept out of the primitive's parameters (and so out of
+# every printed jaxpr).
+_HOST_ONLY_WHY: dict[str, str] = {}
+
+
 def check_platforms(ctx, name: str, platforms, built, note: str = "") -> None:
     """NotImplementedError, while the call is lowered, for a platform the function does
-    not run on (per its spec, or for this call's loop: `note`) or that this build has no
-    handlers for."""
+    not run on (per its spec, with the spec's reason; or for this call's loop: `note`) or
+    that this build has no handlers for."""
     for platform in ctx.module_context.platforms:
         if platform not in platforms:
+            why = f" for this call ({note})" if note else ""
+            if not note and platform == "cuda" and name in _HOST_ONLY_WHY:
+                why = f" (no CUDA kernels: {_HOST_ONLY_WHY[name]})"
             raise NotImplementedError(
-                f"{name} is not available on platform '{platform}'"
-                + (f" for this call ({note})" if note else "")
-                + f"; it runs on: {', '.join(platforms)}"
+                f"{name} is not available on platform '{platform}'{why}; it runs on: {', '.join(platforms)}"
             )
         if platform not in built:
             raise NotImplementedError(
@@ -27,13 +34,16 @@ def check_platforms(ctx, name: str, platforms, built, note: str = "") -> None:
 class LoopPlatforms:
     """The platforms a call runs on, by the loop it picks: loops left out of the spec's
     `cuda_loops` have no CUDA kernel, so a call that picks one is lowered for the host
-    platforms only, with a note for the lowering error on CUDA."""
+    platforms only, with a note for the lowering error on CUDA. A host-only function's
+    reason (`host_only_why`) goes to that error through `_HOST_ONLY_WHY`."""
 
-    def __init__(self, platforms, loops, cuda_loops=None):
+    def __init__(self, name, platforms, loops, cuda_loops=None, host_only_why=None):
         self.platforms = tuple(platforms)
         device = set(loops) if cuda_loops is None else set(cuda_loops)
         self._host_only = {Loop.parse(s): s for s in loops if s not in device}
         self._cuda_loops = tuple(s for s in loops if s in device)
+        if host_only_why:
+            _HOST_ONLY_WHY[name] = host_only_why
 
     def for_call(self, loop) -> tuple[tuple, dict]:
         """(platforms, extra primitive parameters) of a call that picked `loop`."""

@@ -35,7 +35,7 @@ class Ufunc:
     """A bridged elementwise function: checks and converts arguments at trace time and
     binds :data:`ufunc_p`."""
 
-    def __init__(self, *, qualname, target, inputs, outputs, loops, platforms, built, cuda_loops=None):
+    def __init__(self, *, qualname, target, inputs, outputs, loops, platforms, built, cuda_loops=None, host_only_why=None):
         self.qualname = qualname
         self.target = target
         self.inputs = tuple(inputs)
@@ -43,7 +43,7 @@ class Ufunc:
         self.loops = tuple(Loop.parse(s) for s in loops)
         self.platforms = tuple(platforms)
         self.built = tuple(built)
-        self._where = LoopPlatforms(platforms, loops, cuda_loops)
+        self._where = LoopPlatforms(qualname, platforms, loops, cuda_loops, host_only_why)
 
     def __call__(self, *args, overwrite_input=None):
         if len(args) != len(self.inputs):
@@ -113,6 +113,7 @@ def load_ufuncs(package: str, spec: ModuleType) -> dict[str, Ufunc]:
             platforms=info["platforms"],
             built=tuple(handlers),
             cuda_loops=info.get("cuda_loops"),
+            host_only_why=info.get("host_only_why"),
             **extra,
         )
         # The rules themselves arrive with install_rules, once the package's functions

@@ -262,6 +262,7 @@ def airy(z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.airy``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.airy.html
     Type loops: f->ffff, d->dddd, F->FFFF, D->DDDD.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     Returns a tuple (ai, aip, bi, bip).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -277,6 +278,7 @@ def airye(z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.airye``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.airye.html
     Type loops: f->ffff, d->dddd, F->FFFF, D->DDDD.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     Returns a tuple (eai, eaip, ebi, ebip).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -337,6 +339,7 @@ def bei(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.bei``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.bei.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -351,6 +354,7 @@ def beip(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.beip``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.beip.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -365,6 +369,7 @@ def ber(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.ber``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.ber.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -379,6 +384,7 @@ def berp(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.berp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.berp.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -888,6 +894,7 @@ def eval_chebyc(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -901,6 +908,7 @@ def eval_chebys(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -914,6 +922,7 @@ def eval_chebyt(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -927,6 +936,7 @@ def eval_chebyu(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -940,6 +950,7 @@ def eval_gegenbauer(n, alpha, x, /, *, overwrite_input=None):
 
     Type loops: ldd->d, fff->f, ffF->F, ddd->d, ddD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -953,6 +964,7 @@ def eval_genlaguerre(n, alpha, x, /, *, overwrite_input=None):
 
     Type loops: ldd->d, fff->f, ffF->F, ddd->d, ddD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -966,6 +978,7 @@ def eval_hermite(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -979,6 +992,7 @@ def eval_hermitenorm(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -992,6 +1006,7 @@ def eval_jacobi(n, alpha, beta, x, /, *, overwrite_input=None):
 
     Type loops: lddd->d, ffff->f, fffF->F, dddd->d, dddD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1005,6 +1020,7 @@ def eval_laguerre(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1018,6 +1034,7 @@ def eval_legendre(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1031,6 +1048,7 @@ def eval_sh_chebyt(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1044,6 +1062,7 @@ def eval_sh_chebyu(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1057,6 +1076,7 @@ def eval_sh_jacobi(n, p, q, x, /, *, overwrite_input=None):
 
     Type loops: lddd->d, ffff->f, fffF->F, dddd->d, dddD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1070,6 +1090,7 @@ def eval_sh_legendre(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1403,6 +1424,7 @@ def gdtria(p, b, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.gdtria``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.gdtria.html
     Type loops: fff->f, ddd->d.
     Platforms: cpu.
+    No CUDA kernels: cdflib: `xsf/cdflib.h` compiles under NVRTC (87–126 s per architecture on a 2-core machine); not on the device until a GPU run has tested it against SciPy.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1431,6 +1453,7 @@ def gdtrix(a, b, p, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.gdtrix``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.gdtrix.html
     Type loops: fff->f, ddd->d.
     Platforms: cpu.
+    No CUDA kernels: cdflib: `xsf/cdflib.h` compiles under NVRTC (87–126 s per architecture on a 2-core machine); not on the device until a GPU run has tested it against SciPy.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1445,6 +1468,7 @@ def hankel1(v, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hankel1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hankel1.html
     Type loops: fF->F, dD->D.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1459,6 +1483,7 @@ def hankel1e(v, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hankel1e``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hankel1e.html
     Type loops: fF->F, dD->D.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1473,6 +1498,7 @@ def hankel2(v, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hankel2``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hankel2.html
     Type loops: fF->F, dD->D.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1487,6 +1513,7 @@ def hankel2e(v, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hankel2e``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hankel2e.html
     Type loops: fF->F, dD->D.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1516,6 +1543,7 @@ def hyp0f1(v, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hyp0f1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hyp0f1.html
     Type loops: ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1530,6 +1558,7 @@ def hyp1f1(a, b, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hyp1f1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hyp1f1.html
     Type loops: ffF->F, ddD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1558,6 +1587,7 @@ def hyperu(a, b, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hyperu``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hyperu.html
     Type loops: fff->f, ddd->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1664,6 +1694,7 @@ def it2i0k0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.it2i0k0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.it2i0k0.html
     Type loops: f->ff, d->dd.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     Returns a tuple (ii0, ik0).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1679,6 +1710,7 @@ def it2j0y0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.it2j0y0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.it2j0y0.html
     Type loops: f->ff, d->dd.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     Returns a tuple (ij0, iy0).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1694,6 +1726,7 @@ def it2struve0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.it2struve0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.it2struve0.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1708,6 +1741,7 @@ def itairy(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.itairy``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.itairy.html
     Type loops: f->ffff, d->dddd.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     Returns a tuple (apt, bpt, ant, bnt).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1723,6 +1757,7 @@ def iti0k0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.iti0k0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.iti0k0.html
     Type loops: f->ff, d->dd.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     Returns a tuple (ii0, ik0).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1738,6 +1773,7 @@ def itj0y0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.itj0y0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.itj0y0.html
     Type loops: f->ff, d->dd.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     Returns a tuple (ij0, iy0).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1753,6 +1789,7 @@ def itmodstruve0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.itmodstruve0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.itmodstruve0.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1767,6 +1804,7 @@ def itstruve0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.itstruve0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.itstruve0.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1937,6 +1975,7 @@ def kei(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.kei``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kei.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1951,6 +1990,7 @@ def keip(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.keip``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.keip.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1965,6 +2005,7 @@ def kelvin(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.kelvin``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kelvin.html
     Type loops: f->FFFF, d->DDDD.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (be, ke, bep, kep).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1980,6 +2021,7 @@ def ker(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.ker``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.ker.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1994,6 +2036,7 @@ def kerp(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.kerp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kerp.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2038,6 +2081,7 @@ def kolmogi(p, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.kolmogi``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kolmogi.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: double-double arithmetic: `xsf/cephes/dd_real.h` defines `__device__` constants that need dynamic initialization, which CUDA does not support.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2052,6 +2096,7 @@ def kolmogorov(y, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.kolmogorov``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kolmogorov.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: double-double arithmetic: `xsf/cephes/dd_real.h` defines `__device__` constants that need dynamic initialization, which CUDA does not support.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2066,6 +2111,7 @@ def kolmogp(y, /, *, overwrite_input=None):
     Equivalent to ``scipy.special._ufuncs._kolmogp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special._ufuncs._kolmogp.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: double-double arithmetic: `xsf/cephes/dd_real.h` defines `__device__` constants that need dynamic initialization, which CUDA does not support.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2235,6 +2281,7 @@ def mathieu_a(m, q, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_a``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_a.html
     Type loops: ff->f, dd->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2249,6 +2296,7 @@ def mathieu_b(m, q, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_b``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_b.html
     Type loops: ff->f, dd->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2263,6 +2311,7 @@ def mathieu_cem(m, q, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_cem``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_cem.html
     Type loops: fff->ff, ddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2278,6 +2327,7 @@ def mathieu_modcem1(m, q, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_modcem1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_modcem1.html
     Type loops: fff->ff, ddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2293,6 +2343,7 @@ def mathieu_modcem2(m, q, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_modcem2``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_modcem2.html
     Type loops: fff->ff, ddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2308,6 +2359,7 @@ def mathieu_modsem1(m, q, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_modsem1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_modsem1.html
     Type loops: fff->ff, ddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2323,6 +2375,7 @@ def mathieu_modsem2(m, q, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_modsem2``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_modsem2.html
     Type loops: fff->ff, ddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2338,6 +2391,7 @@ def mathieu_sem(m, q, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_sem``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_sem.html
     Type loops: fff->ff, ddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2353,6 +2407,7 @@ def modfresnelm(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.modfresnelm``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.modfresnelm.html
     Type loops: f->FF, d->DD.
     Platforms: cpu.
+    No CUDA kernels: `xsf/fresnel.h`'s modified Fresnel integrals call `pow(-1, k)` with an int exponent, which NVRTC finds ambiguous between CUDA's overloads.
     Returns a tuple (fm, km).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2368,6 +2423,7 @@ def modfresnelp(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.modfresnelp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.modfresnelp.html
     Type loops: f->FF, d->DD.
     Platforms: cpu.
+    No CUDA kernels: `xsf/fresnel.h`'s modified Fresnel integrals call `pow(-1, k)` with an int exponent, which NVRTC finds ambiguous between CUDA's overloads.
     Returns a tuple (fp, kp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2383,6 +2439,7 @@ def modstruve(v, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.modstruve``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.modstruve.html
     Type loops: ff->f, dd->d.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2516,6 +2573,7 @@ def obl_ang1(m, n, c, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.obl_ang1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.obl_ang1.html
     Type loops: ffff->ff, dddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2531,6 +2589,7 @@ def obl_ang1_cv(m, n, c, cv, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.obl_ang1_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.obl_ang1_cv.html
     Type loops: fffff->ff, ddddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2546,6 +2605,7 @@ def obl_cv(m, n, c, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.obl_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.obl_cv.html
     Type loops: fff->f, ddd->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2560,6 +2620,7 @@ def obl_rad1(m, n, c, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.obl_rad1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.obl_rad1.html
     Type loops: ffff->ff, dddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2575,6 +2636,7 @@ def obl_rad1_cv(m, n, c, cv, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.obl_rad1_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.obl_rad1_cv.html
     Type loops: fffff->ff, ddddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2604,6 +2666,7 @@ def pbdv(v, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pbdv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pbdv.html
     Type loops: ff->ff, dd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (d, dp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2619,6 +2682,7 @@ def pbvv(v, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pbvv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pbvv.html
     Type loops: ff->ff, dd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (vv, vp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2634,6 +2698,7 @@ def pbwa(a, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pbwa``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pbwa.html
     Type loops: ff->ff, dd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (w, wp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2747,6 +2812,7 @@ def pro_ang1(m, n, c, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pro_ang1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_ang1.html
     Type loops: ffff->ff, dddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2762,6 +2828,7 @@ def pro_ang1_cv(m, n, c, cv, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pro_ang1_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_ang1_cv.html
     Type loops: fffff->ff, ddddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2777,6 +2844,7 @@ def pro_cv(m, n, c, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pro_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_cv.html
     Type loops: fff->f, ddd->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2791,6 +2859,7 @@ def pro_rad1(m, n, c, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pro_rad1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_rad1.html
     Type loops: ffff->ff, dddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2806,6 +2875,7 @@ def pro_rad1_cv(m, n, c, cv, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pro_rad1_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_rad1_cv.html
     Type loops: fffff->ff, ddddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2821,6 +2891,7 @@ def pro_rad2(m, n, c, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pro_rad2``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_rad2.html
     Type loops: ffff->ff, dddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2836,6 +2907,7 @@ def pro_rad2_cv(m, n, c, cv, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pro_rad2_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_rad2_cv.html
     Type loops: fffff->ff, ddddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2974,6 +3046,7 @@ def smirnov(n, d, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.smirnov``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.smirnov.html
     Type loops: if->f, lf->f, id->d, ld->d.
     Platforms: cpu.
+    No CUDA kernels: double-double arithmetic: `xsf/cephes/dd_real.h` defines `__device__` constants that need dynamic initialization, which CUDA does not support.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2988,6 +3061,7 @@ def smirnovi(n, p, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.smirnovi``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.smirnovi.html
     Type loops: if->f, lf->f, id->d, ld->d.
     Platforms: cpu.
+    No CUDA kernels: double-double arithmetic: `xsf/cephes/dd_real.h` defines `__device__` constants that need dynamic initialization, which CUDA does not support.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3002,6 +3076,7 @@ def smirnovp(n, d, /, *, overwrite_input=None):
     Equivalent to ``scipy.special._ufuncs._smirnovp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special._ufuncs._smirnovp.html
     Type loops: if->f, lf->f, id->d, ld->d.
     Platforms: cpu.
+    No CUDA kernels: double-double arithmetic: `xsf/cephes/dd_real.h` defines `__device__` constants that need dynamic initialization, which CUDA does not support.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3030,6 +3105,7 @@ def spherical_in(n, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.spherical_in``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.spherical_in.html
     Type loops: if->f, id->d, lf->f, ld->d, iF->F, iD->D, lF->F, lD->D.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3044,6 +3120,7 @@ def spherical_jn(n, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.spherical_jn``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.spherical_jn.html
     Type loops: if->f, id->d, lf->f, ld->d, iF->F, iD->D, lF->F, lD->D.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3058,6 +3135,7 @@ def spherical_yn(n, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.spherical_yn``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.spherical_yn.html
     Type loops: if->f, id->d, lf->f, ld->d, iF->F, iD->D, lF->F, lD->D.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3100,6 +3178,7 @@ def struve(v, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.struve``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.struve.html
     Type loops: ff->f, dd->d.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
