@@ -6,9 +6,9 @@ from ._dtypes import Loop
 
 
 # Qualified name -> why the function has no CUDA kernels (its spec's `[[host_only]]`
-# group), for the lowering error; kept out of the primitive's parameters (and so out of
-# every printed jaxpr).
-_HOST_ONLY_WHY: dict[str, str] = {}
+# group), filled by `load_ufuncs`, for the lowering error; kept out of the primitive's
+# parameters (and so out of every printed jaxpr).
+HOST_ONLY_WHY: dict[str, str] = {}
 
 
 def check_platforms(ctx, name: str, platforms, built, note: str = "") -> None:
@@ -18,8 +18,8 @@ def check_platforms(ctx, name: str, platforms, built, note: str = "") -> None:
     for platform in ctx.module_context.platforms:
         if platform not in platforms:
             why = f" for this call ({note})" if note else ""
-            if not note and platform == "cuda" and name in _HOST_ONLY_WHY:
-                why = f" (no CUDA kernels: {_HOST_ONLY_WHY[name]})"
+            if not note and platform == "cuda" and name in HOST_ONLY_WHY:
+                why = f" (no CUDA kernels: {HOST_ONLY_WHY[name]})"
             raise NotImplementedError(
                 f"{name} is not available on platform '{platform}'{why}; it runs on: {', '.join(platforms)}"
             )
@@ -34,16 +34,13 @@ def check_platforms(ctx, name: str, platforms, built, note: str = "") -> None:
 class LoopPlatforms:
     """The platforms a call runs on, by the loop it picks: loops left out of the spec's
     `cuda_loops` have no CUDA kernel, so a call that picks one is lowered for the host
-    platforms only, with a note for the lowering error on CUDA. A host-only function's
-    reason (`host_only_why`) goes to that error through `_HOST_ONLY_WHY`."""
+    platforms only, with a note for the lowering error on CUDA."""
 
-    def __init__(self, name, platforms, loops, cuda_loops=None, host_only_why=None):
+    def __init__(self, platforms, loops, cuda_loops=None):
         self.platforms = tuple(platforms)
         device = set(loops) if cuda_loops is None else set(cuda_loops)
         self._host_only = {Loop.parse(s): s for s in loops if s not in device}
         self._cuda_loops = tuple(s for s in loops if s in device)
-        if host_only_why:
-            _HOST_ONLY_WHY[name] = host_only_why
 
     def for_call(self, loop) -> tuple[tuple, dict]:
         """(platforms, extra primitive parameters) of a call that picked `loop`."""

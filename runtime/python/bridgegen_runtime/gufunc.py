@@ -30,7 +30,7 @@ class Gufunc:
     """A bridged generalized ufunc: checks types and core shapes at trace time and binds
     :data:`gufunc_p`."""
 
-    def __init__(self, *, qualname, target, inputs, outputs, loops, platforms, built, signature, core, cuda_loops=None, host_only_why=None):
+    def __init__(self, *, qualname, target, inputs, outputs, loops, platforms, built, signature, core, cuda_loops=None):
         self.qualname = qualname
         self.target = target
         self.inputs = tuple(inputs)
@@ -42,7 +42,7 @@ class Gufunc:
         # Per input and output: ((name or None, add), ...), as the generator wrote them.
         self.core_in = tuple(tuple(tuple(d) for d in dims) for dims in core["inputs"])
         self.core_out = tuple(tuple(tuple(d) for d in dims) for dims in core["outputs"])
-        self._where = LoopPlatforms(qualname, platforms, loops, cuda_loops, host_only_why)
+        self._where = LoopPlatforms(platforms, loops, cuda_loops)
 
     def __call__(self, *args):
         if len(args) != len(self.inputs):

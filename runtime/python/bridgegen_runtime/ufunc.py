@@ -25,7 +25,7 @@ from jax.interpreters import ad, batching, mlir
 from . import _inplace, _jax_compat, _library
 from ._dtypes import Loop, resolve
 from .gufunc import Gufunc
-from ._platforms import LoopPlatforms, check_platforms
+from ._platforms import HOST_ONLY_WHY, LoopPlatforms, check_platforms
 
 ufunc_p = Primitive("bridgegen_ufunc")
 ufunc_p.multiple_results = True
@@ -35,7 +35,7 @@ class Ufunc:
     """A bridged elementwise function: checks and converts arguments at trace time and
     binds :data:`ufunc_p`."""
 
-    def __init__(self, *, qualname, target, inputs, outputs, loops, platforms, built, cuda_loops=None, host_only_why=None):
+    def __init__(self, *, qualname, target, inputs, outputs, loops, platforms, built, cuda_loops=None):
         self.qualname = qualname
         self.target = target
         self.inputs = tuple(inputs)
@@ -43,7 +43,7 @@ class Ufunc:
         self.loops = tuple(Loop.parse(s) for s in loops)
         self.platforms = tuple(platforms)
         self.built = tuple(built)
-        self._where = LoopPlatforms(qualname, platforms, loops, cuda_loops, host_only_why)
+        self._where = LoopPlatforms(platforms, loops, cuda_loops)
 
     def __call__(self, *args, overwrite_input=None):
         if len(args) != len(self.inputs):
@@ -113,9 +113,10 @@ def load_ufuncs(package: str, spec: ModuleType) -> dict[str, Ufunc]:
             platforms=info["platforms"],
             built=tuple(handlers),
             cuda_loops=info.get("cuda_loops"),
-            host_only_why=info.get("host_only_why"),
             **extra,
         )
+        if "host_only_why" in info:
+            HOST_ONLY_WHY[f"{package}.{name}"] = info["host_only_why"]
         # The rules themselves arrive with install_rules, once the package's functions
         # (which they may call) exist.
         _RULES[f"{package}.{name}"] = _Rule(
