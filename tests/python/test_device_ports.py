@@ -1,7 +1,7 @@
 """Device ports, checked on the host: where a function's CUDA kernel runs code of its own
 `prelude` instead of the xsf call in `expr` (lpmv: specfun.h does not compile under NVRTC;
-kv, kve, ive, kn: AMOS does not; rgamma: through the math library's tgamma), this builds
-both with g++ and compares them on random and edge inputs, so CI without a GPU
+kv, kve, ive, kn: AMOS does not; rgamma: through the math library's tgamma; beta, betaln,
+binom, poch, exp1: xsf's code made faster for the device), this builds both with g++ and compares them on random and edge inputs, so CI without a GPU
 tests the port itself. The GPU tests (test_accuracy's `_on_gpu`) check the kernels.
 """
 
@@ -29,6 +29,16 @@ PORTS = {"lpmv": 1e-13, "kv": 1e-12, "kve": 1e-12, "ive": 1e-12, "kn": 1e-12}
 # rgamma: glibc's tgamma/lgamma here (CUDA's on the device) against Cephes' rgamma; an ulp of
 # lgamma(171) is 1e-13 of exp(-lgamma).
 PORTS["rgamma"] = 1e-12
+# beta, betaln, binom, poch: the same Cephes code over the math library's tgamma/lgamma
+# instead of Cephes' Gamma/lgam: an ulp of lgamma(200) is 1e-13 of exp(lgamma(a) -
+# lgamma(b)); 4.5e-13 seen.
+PORTS |= {"beta": 1e-12, "betaln": 1e-12, "binom": 1e-12, "poch": 1e-12}
+PORTS["exp1"] = 0.0  # xsf's code with pow(k + 1, 2) multiplied out: the same doubles
+# Functions on a log scale, compared absolutely below 1 (betaln is 0 where |B| = 1).
+ABSOLUTE_BELOW_ONE = {"betaln"}
+# Random inputs where the spec's test ranges are mostly outside the real domain (exp1 is NaN
+# below 0; the grid has the negative arguments).
+RANGES = {"exp1": {"z": (0.0, 20.0)}}
 
 # Grids over each port's branch points, beside the random points of the spec's ranges.
 _LPMV_GRID = list(
@@ -51,7 +61,13 @@ GRIDS = {
     "kn": list(itertools.product([0.0, 1.0, 2.0, 5.0, 20.0, 60.0, 200.0], _IK_ARGS)),
     # Poles, the negative range where Gamma underflows, tgamma's overflow at 171.6, 0, inf, NaN.
     "rgamma": [(x,) for x in [-200.5, -180.0, -171.5, -20.0, -3.0, -2.5, -1.0, -1e-300, -0.0, 0.0, 1e-300, 0.5, 1.0, 34.9, 170.5, 171.0, 171.5, 172.0, 200.5, 1e6, np.inf, -np.inf, np.nan]],
+    "exp1": [(x,) for x in [-700.0, -1.0, -1e-300, 0.0, 1e-300, 1e-8, 0.5, 1.0, 1.0000001, 2.0, 80.0, 700.0, 800.0, np.inf, -np.inf, np.nan]],
 }
+# Poles, negative integers, the 171.6 overflow of Gamma, the asymptotic forms (1e6, 1e8,
+# 1e10 ratios), 0, inf, NaN.
+_GAMMA_ARGS = [-200.5, -171.5, -20.0, -3.0, -2.5, -1.0, -0.5, -1e-9, 0.0, 1e-9, 0.5, 1.0, 2.5, 3.0, 10.25, 150.0, 171.0, 172.0, 200.5, 1e7, 1e12, np.inf, -np.inf, np.nan]
+for _name in ("beta", "betaln", "binom", "poch"):
+    GRIDS[_name] = list(itertools.product(_GAMMA_ARGS, _GAMMA_ARGS))
 
 
 def xsf_include() -> pathlib.Path:
@@ -64,7 +80,7 @@ def xsf_include() -> pathlib.Path:
 def inputs(u, rng):
     """Random points in the spec's test ranges plus a grid over the series' branch points."""
     test = u.get("test", {})
-    ranges = test.get("ranges", {})
+    ranges = {**test.get("ranges", {}), **RANGES.get(u["name"], {})}
     rand = [rng.uniform(*ranges.get(a, (-10.0, 10.0)), 4000) for a in u["inputs"]]
     for a, col in zip(u["inputs"], rand):
         if a in test.get("integers", []):
@@ -131,7 +147,8 @@ int main() {{
         ref_args = [col.astype(np.int64) if a in integers else col for a, col in zip(u["inputs"], x.T)]
         kappa = condition_numbers(f, ref_args, [np.asarray(f(*ref_args))])[0]
         allowed = PORTS[name] * np.where(kappa > KAPPA_NEAR_ZERO, kappa, 1.0)
-        close = np.abs(port - host) <= allowed * np.abs(host)
+        scale = np.maximum(np.abs(host), 1.0) if name in ABSOLUTE_BELOW_ONE else np.abs(host)
+        close = np.abs(port - host) <= allowed * scale
         # Below the smallest normal number compared absolutely, as the accuracy tests do
         # (Cephes' rgamma(172) is 0, the subnormal 8e-310 through lgamma).
         close |= np.abs(port - host) <= np.finfo(np.float64).tiny

@@ -414,6 +414,7 @@ def beta(a, b, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.beta``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``jax_xsf_gamma_device::beta(a, b)`` instead of ``xsf::beta(a, b)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -487,6 +488,7 @@ def betaln(a, b, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.betaln``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``jax_xsf_gamma_device::lbeta(a, b)`` instead of ``xsf::betaln(a, b)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -502,6 +504,7 @@ def binom(n, k, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.binom``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``jax_xsf_gamma_device::binom(n, k)`` instead of ``xsf::binom(n, k)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1106,6 +1109,7 @@ def exp1(z, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.exp1``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
+    On CUDA devices loop d->d computes ``jax_xsf_exp1::real(z)``, loop f->f computes ``static_cast<float>(jax_xsf_exp1::real(z))``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2774,6 +2778,7 @@ def poch(z, m, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.poch``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``jax_xsf_gamma_device::poch(z, m)`` instead of ``xsf::cephes::poch(z, m)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
