@@ -262,7 +262,6 @@ def airy(z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.airy``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.airy.html
     Type loops: f->ffff, d->dddd, F->FFFF, D->DDDD.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     Returns a tuple (ai, aip, bi, bip).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -278,7 +277,6 @@ def airye(z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.airye``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.airye.html
     Type loops: f->ffff, d->dddd, F->FFFF, D->DDDD.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     Returns a tuple (eai, eaip, ebi, ebip).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -339,7 +337,6 @@ def bei(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.bei``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.bei.html
     Type loops: f->f, d->d.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -354,7 +351,6 @@ def beip(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.beip``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.beip.html
     Type loops: f->f, d->d.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -369,7 +365,6 @@ def ber(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.ber``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.ber.html
     Type loops: f->f, d->d.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -384,7 +379,6 @@ def berp(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.berp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.berp.html
     Type loops: f->f, d->d.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -897,7 +891,6 @@ def eval_chebyc(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -911,7 +904,6 @@ def eval_chebys(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -925,7 +917,6 @@ def eval_chebyt(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -939,7 +930,6 @@ def eval_chebyu(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -953,7 +943,6 @@ def eval_gegenbauer(n, alpha, x, /, *, overwrite_input=None):
 
     Type loops: ldd->d, fff->f, ffF->F, ddd->d, ddD->D.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -967,7 +956,6 @@ def eval_genlaguerre(n, alpha, x, /, *, overwrite_input=None):
 
     Type loops: ldd->d, fff->f, ffF->F, ddd->d, ddD->D.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -981,7 +969,6 @@ def eval_hermite(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -995,7 +982,6 @@ def eval_hermitenorm(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1009,7 +995,6 @@ def eval_jacobi(n, alpha, beta, x, /, *, overwrite_input=None):
 
     Type loops: lddd->d, ffff->f, fffF->F, dddd->d, dddD->D.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1023,7 +1008,6 @@ def eval_laguerre(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1037,7 +1021,6 @@ def eval_legendre(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1051,7 +1034,6 @@ def eval_sh_chebyt(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1065,7 +1047,6 @@ def eval_sh_chebyu(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1079,7 +1060,6 @@ def eval_sh_jacobi(n, p, q, x, /, *, overwrite_input=None):
 
     Type loops: lddd->d, ffff->f, fffF->F, dddd->d, dddD->D.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1093,7 +1073,6 @@ def eval_sh_legendre(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1427,8 +1406,7 @@ def gdtria(p, b, x, /, *, overwrite_input=None):
 
     Equivalent to ``scipy.special.gdtria``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.gdtria.html
     Type loops: fff->f, ddd->d.
-    Platforms: cpu.
-    No CUDA kernels: cdflib: `xsf/cdflib.h` compiles under NVRTC (87–126 s per architecture on a 2-core machine); not on the device until a GPU run has tested it against SciPy.
+    Platforms: cpu, cuda.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1456,8 +1434,7 @@ def gdtrix(a, b, p, /, *, overwrite_input=None):
 
     Equivalent to ``scipy.special.gdtrix``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.gdtrix.html
     Type loops: fff->f, ddd->d.
-    Platforms: cpu.
-    No CUDA kernels: cdflib: `xsf/cdflib.h` compiles under NVRTC (87–126 s per architecture on a 2-core machine); not on the device until a GPU run has tested it against SciPy.
+    Platforms: cpu, cuda.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1472,7 +1449,6 @@ def hankel1(v, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hankel1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hankel1.html
     Type loops: fF->F, dD->D.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1487,7 +1463,6 @@ def hankel1e(v, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hankel1e``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hankel1e.html
     Type loops: fF->F, dD->D.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1502,7 +1477,6 @@ def hankel2(v, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hankel2``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hankel2.html
     Type loops: fF->F, dD->D.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1517,7 +1491,6 @@ def hankel2e(v, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hankel2e``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hankel2e.html
     Type loops: fF->F, dD->D.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1547,7 +1520,6 @@ def hyp0f1(v, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hyp0f1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hyp0f1.html
     Type loops: ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1562,7 +1534,6 @@ def hyp1f1(a, b, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hyp1f1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hyp1f1.html
     Type loops: ffF->F, ddD->D.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1591,7 +1562,6 @@ def hyperu(a, b, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hyperu``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hyperu.html
     Type loops: fff->f, ddd->d.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1698,7 +1668,6 @@ def it2i0k0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.it2i0k0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.it2i0k0.html
     Type loops: f->ff, d->dd.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     Returns a tuple (ii0, ik0).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1714,7 +1683,6 @@ def it2j0y0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.it2j0y0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.it2j0y0.html
     Type loops: f->ff, d->dd.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     Returns a tuple (ij0, iy0).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1730,7 +1698,6 @@ def it2struve0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.it2struve0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.it2struve0.html
     Type loops: f->f, d->d.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1745,7 +1712,6 @@ def itairy(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.itairy``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.itairy.html
     Type loops: f->ffff, d->dddd.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     Returns a tuple (apt, bpt, ant, bnt).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1761,7 +1727,6 @@ def iti0k0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.iti0k0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.iti0k0.html
     Type loops: f->ff, d->dd.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     Returns a tuple (ii0, ik0).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1777,7 +1742,6 @@ def itj0y0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.itj0y0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.itj0y0.html
     Type loops: f->ff, d->dd.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     Returns a tuple (ij0, iy0).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1793,7 +1757,6 @@ def itmodstruve0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.itmodstruve0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.itmodstruve0.html
     Type loops: f->f, d->d.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1808,7 +1771,6 @@ def itstruve0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.itstruve0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.itstruve0.html
     Type loops: f->f, d->d.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1979,7 +1941,6 @@ def kei(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.kei``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kei.html
     Type loops: f->f, d->d.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1994,7 +1955,6 @@ def keip(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.keip``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.keip.html
     Type loops: f->f, d->d.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2009,7 +1969,6 @@ def kelvin(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.kelvin``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kelvin.html
     Type loops: f->FFFF, d->DDDD.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (be, ke, bep, kep).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2025,7 +1984,6 @@ def ker(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.ker``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.ker.html
     Type loops: f->f, d->d.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2040,7 +1998,6 @@ def kerp(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.kerp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kerp.html
     Type loops: f->f, d->d.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2085,7 +2042,6 @@ def kolmogi(p, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.kolmogi``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kolmogi.html
     Type loops: f->f, d->d.
     Platforms: cpu.
-    No CUDA kernels: double-double arithmetic: `xsf/cephes/dd_real.h` defines `__device__` constants that need dynamic initialization, which CUDA does not support.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2100,7 +2056,6 @@ def kolmogorov(y, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.kolmogorov``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kolmogorov.html
     Type loops: f->f, d->d.
     Platforms: cpu.
-    No CUDA kernels: double-double arithmetic: `xsf/cephes/dd_real.h` defines `__device__` constants that need dynamic initialization, which CUDA does not support.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2115,7 +2070,6 @@ def kolmogp(y, /, *, overwrite_input=None):
     Equivalent to ``scipy.special._ufuncs._kolmogp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special._ufuncs._kolmogp.html
     Type loops: f->f, d->d.
     Platforms: cpu.
-    No CUDA kernels: double-double arithmetic: `xsf/cephes/dd_real.h` defines `__device__` constants that need dynamic initialization, which CUDA does not support.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2285,7 +2239,6 @@ def mathieu_a(m, q, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_a``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_a.html
     Type loops: ff->f, dd->d.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2300,7 +2253,6 @@ def mathieu_b(m, q, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_b``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_b.html
     Type loops: ff->f, dd->d.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2315,7 +2267,6 @@ def mathieu_cem(m, q, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_cem``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_cem.html
     Type loops: fff->ff, ddd->dd.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2331,7 +2282,6 @@ def mathieu_modcem1(m, q, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_modcem1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_modcem1.html
     Type loops: fff->ff, ddd->dd.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2347,7 +2297,6 @@ def mathieu_modcem2(m, q, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_modcem2``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_modcem2.html
     Type loops: fff->ff, ddd->dd.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2363,7 +2312,6 @@ def mathieu_modsem1(m, q, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_modsem1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_modsem1.html
     Type loops: fff->ff, ddd->dd.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2379,7 +2327,6 @@ def mathieu_modsem2(m, q, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_modsem2``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_modsem2.html
     Type loops: fff->ff, ddd->dd.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2395,7 +2342,6 @@ def mathieu_sem(m, q, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_sem``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_sem.html
     Type loops: fff->ff, ddd->dd.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2411,7 +2357,6 @@ def modfresnelm(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.modfresnelm``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.modfresnelm.html
     Type loops: f->FF, d->DD.
     Platforms: cpu.
-    No CUDA kernels: `xsf/fresnel.h`'s modified Fresnel integrals call `pow(-1, k)` with an int exponent, which NVRTC finds ambiguous between CUDA's overloads.
     Returns a tuple (fm, km).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2427,7 +2372,6 @@ def modfresnelp(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.modfresnelp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.modfresnelp.html
     Type loops: f->FF, d->DD.
     Platforms: cpu.
-    No CUDA kernels: `xsf/fresnel.h`'s modified Fresnel integrals call `pow(-1, k)` with an int exponent, which NVRTC finds ambiguous between CUDA's overloads.
     Returns a tuple (fp, kp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2443,7 +2387,6 @@ def modstruve(v, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.modstruve``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.modstruve.html
     Type loops: ff->f, dd->d.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2577,7 +2520,6 @@ def obl_ang1(m, n, c, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.obl_ang1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.obl_ang1.html
     Type loops: ffff->ff, dddd->dd.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2593,7 +2535,6 @@ def obl_ang1_cv(m, n, c, cv, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.obl_ang1_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.obl_ang1_cv.html
     Type loops: fffff->ff, ddddd->dd.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2609,7 +2550,6 @@ def obl_cv(m, n, c, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.obl_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.obl_cv.html
     Type loops: fff->f, ddd->d.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2624,7 +2564,6 @@ def obl_rad1(m, n, c, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.obl_rad1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.obl_rad1.html
     Type loops: ffff->ff, dddd->dd.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2640,7 +2579,6 @@ def obl_rad1_cv(m, n, c, cv, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.obl_rad1_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.obl_rad1_cv.html
     Type loops: fffff->ff, ddddd->dd.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2670,7 +2608,6 @@ def pbdv(v, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pbdv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pbdv.html
     Type loops: ff->ff, dd->dd.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (d, dp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2686,7 +2623,6 @@ def pbvv(v, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pbvv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pbvv.html
     Type loops: ff->ff, dd->dd.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (vv, vp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2702,7 +2638,6 @@ def pbwa(a, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pbwa``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pbwa.html
     Type loops: ff->ff, dd->dd.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (w, wp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2817,7 +2752,6 @@ def pro_ang1(m, n, c, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pro_ang1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_ang1.html
     Type loops: ffff->ff, dddd->dd.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2833,7 +2767,6 @@ def pro_ang1_cv(m, n, c, cv, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pro_ang1_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_ang1_cv.html
     Type loops: fffff->ff, ddddd->dd.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2849,7 +2782,6 @@ def pro_cv(m, n, c, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pro_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_cv.html
     Type loops: fff->f, ddd->d.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2864,7 +2796,6 @@ def pro_rad1(m, n, c, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pro_rad1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_rad1.html
     Type loops: ffff->ff, dddd->dd.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2880,7 +2811,6 @@ def pro_rad1_cv(m, n, c, cv, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pro_rad1_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_rad1_cv.html
     Type loops: fffff->ff, ddddd->dd.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2896,7 +2826,6 @@ def pro_rad2(m, n, c, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pro_rad2``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_rad2.html
     Type loops: ffff->ff, dddd->dd.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2912,7 +2841,6 @@ def pro_rad2_cv(m, n, c, cv, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pro_rad2_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_rad2_cv.html
     Type loops: fffff->ff, ddddd->dd.
     Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -3051,7 +2979,6 @@ def smirnov(n, d, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.smirnov``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.smirnov.html
     Type loops: if->f, lf->f, id->d, ld->d.
     Platforms: cpu.
-    No CUDA kernels: double-double arithmetic: `xsf/cephes/dd_real.h` defines `__device__` constants that need dynamic initialization, which CUDA does not support.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3066,7 +2993,6 @@ def smirnovi(n, p, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.smirnovi``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.smirnovi.html
     Type loops: if->f, lf->f, id->d, ld->d.
     Platforms: cpu.
-    No CUDA kernels: double-double arithmetic: `xsf/cephes/dd_real.h` defines `__device__` constants that need dynamic initialization, which CUDA does not support.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3081,7 +3007,6 @@ def smirnovp(n, d, /, *, overwrite_input=None):
     Equivalent to ``scipy.special._ufuncs._smirnovp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special._ufuncs._smirnovp.html
     Type loops: if->f, lf->f, id->d, ld->d.
     Platforms: cpu.
-    No CUDA kernels: double-double arithmetic: `xsf/cephes/dd_real.h` defines `__device__` constants that need dynamic initialization, which CUDA does not support.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3110,7 +3035,6 @@ def spherical_in(n, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.spherical_in``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.spherical_in.html
     Type loops: if->f, id->d, lf->f, ld->d, iF->F, iD->D, lF->F, lD->D.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3125,7 +3049,6 @@ def spherical_jn(n, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.spherical_jn``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.spherical_jn.html
     Type loops: if->f, id->d, lf->f, ld->d, iF->F, iD->D, lF->F, lD->D.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3140,7 +3063,6 @@ def spherical_yn(n, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.spherical_yn``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.spherical_yn.html
     Type loops: if->f, id->d, lf->f, ld->d, iF->F, iD->D, lF->F, lD->D.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3183,7 +3105,6 @@ def struve(v, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.struve``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.struve.html
     Type loops: ff->f, dd->d.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a

@@ -5089,6 +5089,31 @@ pub unsafe extern "C" fn bg_jax_xsf_gdtria_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_GDTRIA)
 }
+static CUDA_GDTRIA: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.gdtria",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.gdtria",
+        kernels::IMAGES_GDTRIA,
+        &[c"bg_jax_xsf_gdtria__fff_f", c"bg_jax_xsf_gdtria__ddd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.gdtria` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_gdtria_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_GDTRIA)
+}
 static CPU_GDTRIB: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.gdtrib",
     nin: 3usize,
@@ -5163,6 +5188,31 @@ pub unsafe extern "C" fn bg_jax_xsf_gdtrix_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_GDTRIX)
+}
+static CUDA_GDTRIX: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.gdtrix",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.gdtrix",
+        kernels::IMAGES_GDTRIX,
+        &[c"bg_jax_xsf_gdtrix__fff_f", c"bg_jax_xsf_gdtrix__ddd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.gdtrix` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_gdtrix_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_GDTRIX)
 }
 static CPU_HANKEL1: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.hankel1",
@@ -10676,7 +10726,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:1df6149a39f29a5a; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:77ecf76128d0a8cf; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
