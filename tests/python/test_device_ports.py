@@ -1,6 +1,6 @@
 """Device ports, checked on the host: where a function's CUDA kernel runs code of its own
 `prelude` instead of the xsf call in `expr` (lpmv: specfun.h does not compile under NVRTC;
-kv, kve, ive, kn: AMOS does not; rgamma: through the math library's tgamma; beta, betaln,
+kv, kve, ive, kn: AMOS does not; k0, k0e, k1, k1e: I0 and I1 from the math library; rgamma: Cephes' recurrence further, then the math library's lgamma; beta, betaln,
 binom, poch, exp1: xsf's code made faster for the device), this builds both with g++ and compares them on random and edge inputs, so CI without a GPU
 tests the port itself. The GPU tests (test_accuracy's `_on_gpu`) check the kernels.
 """
@@ -34,11 +34,14 @@ PORTS["rgamma"] = 1e-12
 # lgamma(b)); 4.5e-13 seen.
 PORTS |= {"beta": 1e-12, "betaln": 1e-12, "binom": 1e-12, "poch": 1e-12}
 PORTS["exp1"] = 0.0  # xsf's code with pow(k + 1, 2) multiplied out: the same doubles
+# k0, k0e, k1, k1e: xsf's Cephes code, I0 and I1 from the math library on the device only
+# (the host build keeps Cephes' i0/i1, so this checks the rest of the port: the same doubles).
+PORTS |= {"k0": 0.0, "k0e": 0.0, "k1": 0.0, "k1e": 0.0}
 # Functions on a log scale, compared absolutely below 1 (betaln is 0 where |B| = 1).
 ABSOLUTE_BELOW_ONE = {"betaln"}
-# Random inputs where the spec's test ranges are mostly outside the real domain (exp1 is NaN
-# below 0; the grid has the negative arguments).
-RANGES = {"exp1": {"z": (0.0, 20.0)}}
+# Random inputs where the spec's test ranges are mostly outside the real domain (exp1 and
+# the K functions are NaN below 0; the grid has the negative arguments).
+RANGES = {"exp1": {"z": (0.0, 20.0)}} | {k: {"x": (0.0, 20.0)} for k in ("k0", "k0e", "k1", "k1e")}
 
 # Grids over each port's branch points, beside the random points of the spec's ranges.
 _LPMV_GRID = list(
@@ -60,9 +63,12 @@ GRIDS = {
     "ive": [*itertools.product(_IK_ORDERS, _IK_ARGS), (-17.63101958, 11.85299102)],
     "kn": list(itertools.product([0.0, 1.0, 2.0, 5.0, 20.0, 60.0, 200.0], _IK_ARGS)),
     # Poles, the negative range where Gamma underflows, tgamma's overflow at 171.6, 0, inf, NaN.
-    "rgamma": [(x,) for x in [-200.5, -180.0, -171.5, -20.0, -3.0, -2.5, -1.0, -1e-300, -0.0, 0.0, 1e-300, 0.5, 1.0, 34.9, 170.5, 171.0, 171.5, 172.0, 200.5, 1e6, np.inf, -np.inf, np.nan]],
+    "rgamma": [(x,) for x in [-200.5, -180.0, -171.5, -34.5, -34.034, -34.0, -33.9, -20.0, -4.5, -3.0, 4.5, 10.3, 34.8, 34.85, -2.5, -1.0, -1e-300, -0.0, 0.0, 1e-300, 0.5, 1.0, 34.9, 170.5, 171.0, 171.5, 172.0, 200.5, 1e6, np.inf, -np.inf, np.nan]],
     "exp1": [(x,) for x in [-700.0, -1.0, -1e-300, 0.0, 1e-300, 1e-8, 0.5, 1.0, 1.0000001, 2.0, 80.0, 700.0, 800.0, np.inf, -np.inf, np.nan]],
 }
+# The x = 2 switch between the two Chebyshev series, 0, the domain's edge, overflow of e^x.
+for _name in ("k0", "k0e", "k1", "k1e"):
+    GRIDS[_name] = [(x,) for x in [-1.0, -0.0, 0.0, 1e-300, 1e-8, 0.5, 1.9999999, 2.0, 2.0000001, 10.0, 700.0, 800.0, np.inf, -np.inf, np.nan]]
 # Poles, negative integers, the 171.6 overflow of Gamma, the asymptotic forms (1e6, 1e8,
 # 1e10 ratios), 0, inf, NaN.
 _GAMMA_ARGS = [-200.5, -171.5, -20.0, -3.0, -2.5, -1.0, -0.5, -1e-9, 0.0, 1e-9, 0.5, 1.0, 2.5, 3.0, 10.25, 150.0, 171.0, 172.0, 200.5, 1e7, 1e12, np.inf, -np.inf, np.nan]

@@ -831,7 +831,7 @@ def erfcinv(y, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.erfcinv``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    On CUDA devices computed as ``erfcinv(y)`` instead of ``xsf::cephes::erfcinv(y)``.
+    On CUDA devices loop d->d computes ``erfcinv(y)``, loop f->f computes ``erfcinvf(y)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -877,7 +877,7 @@ def erfinv(y, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.erfinv``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    On CUDA devices computed as ``erfinv(y)`` instead of ``xsf::cephes::erfinv(y)``.
+    On CUDA devices loop d->d computes ``erfinv(y)``, loop f->f computes ``erfinvf(y)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1593,6 +1593,7 @@ def i0e(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.i0e``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices loop d->d computes ``fabs(x) <= 700.0 ? exp(-fabs(x)) * cyl_bessel_i0(x) : xsf::cephes::i0e(x)``, loop f->f computes ``fabs(x) <= 85.0 ? expf(-fabsf(x)) * cyl_bessel_i0f(x) : xsf::cephes::i0e(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1624,6 +1625,7 @@ def i1e(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.i1e``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices loop d->d computes ``fabs(x) <= 700.0 ? exp(-fabs(x)) * cyl_bessel_i1(x) : xsf::cephes::i1e(x)``, loop f->f computes ``fabs(x) <= 85.0 ? expf(-fabsf(x)) * cyl_bessel_i1f(x) : xsf::cephes::i1e(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1818,7 +1820,7 @@ def j0(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.j0``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    On CUDA devices computed as ``j0(x)`` instead of ``xsf::cephes::j0(x)``.
+    On CUDA devices loop d->d computes ``j0(x)``, loop f->f computes ``j0f(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1834,7 +1836,7 @@ def j1(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.j1``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    On CUDA devices computed as ``j1(x)`` instead of ``xsf::cephes::j1(x)``.
+    On CUDA devices loop d->d computes ``j1(x)``, loop f->f computes ``j1f(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1882,6 +1884,7 @@ def k0(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.k0``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``jax_xsf_bessel_k01::k0(x)`` instead of ``xsf::cephes::k0(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1897,6 +1900,7 @@ def k0e(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.k0e``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``jax_xsf_bessel_k01::k0e(x)`` instead of ``xsf::cephes::k0e(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1912,6 +1916,7 @@ def k1(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.k1``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``jax_xsf_bessel_k01::k1(x)`` instead of ``xsf::cephes::k1(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1927,6 +1932,7 @@ def k1e(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.k1e``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``jax_xsf_bessel_k01::k1e(x)`` instead of ``xsf::cephes::k1e(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2133,7 +2139,7 @@ def log1p(x, /, *, overwrite_input=None):
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
     On CUDA devices only loops f->f, d->d; the others run on the host only.
-    On CUDA devices computed as ``log1p(x)`` instead of ``xsf::log1p(x)``.
+    On CUDA devices loop d->d computes ``log1p(x)``, loop f->f computes ``log1pf(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2164,6 +2170,7 @@ def log_ndtr(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.log_ndtr``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
+    On CUDA devices loop d->d computes ``jax_xsf_log_ndtr::real(x)``, loop f->f computes ``jax_xsf_log_ndtr::real(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3226,7 +3233,7 @@ def y0(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.y0``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    On CUDA devices computed as ``y0(x)`` instead of ``xsf::cephes::y0(x)``.
+    On CUDA devices loop d->d computes ``y0(x)``, loop f->f computes ``y0f(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3242,7 +3249,7 @@ def y1(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.y1``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    On CUDA devices computed as ``y1(x)`` instead of ``xsf::cephes::y1(x)``.
+    On CUDA devices loop d->d computes ``y1(x)``, loop f->f computes ``y1f(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a

@@ -10,7 +10,7 @@ extern "C" __global__ void bg_jax_xsf_erfcinv__f_f(const bridgegen::Geometry<1> 
         long long bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double y = static_cast<double>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<double>(erfcinv(y)));
+        bg_out0[bg_i] = static_cast<float>(static_cast<double>(erfcinvf(y)));
     }
 }
 

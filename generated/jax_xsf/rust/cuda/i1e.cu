@@ -11,7 +11,7 @@ extern "C" __global__ void bg_jax_xsf_i1e__f_f(const bridgegen::Geometry<1> bg_g
         long long bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<double>(xsf::cephes::i1e(x)));
+        bg_out0[bg_i] = static_cast<float>(static_cast<double>(fabs(x) <= 85.0 ? expf(-fabsf(x)) * cyl_bessel_i1f(x) : xsf::cephes::i1e(x)));
     }
 }
 
@@ -20,6 +20,6 @@ extern "C" __global__ void bg_jax_xsf_i1e__d_d(const bridgegen::Geometry<1> bg_g
         long long bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<double>(static_cast<double>(xsf::cephes::i1e(x)));
+        bg_out0[bg_i] = static_cast<double>(static_cast<double>(fabs(x) <= 700.0 ? exp(-fabs(x)) * cyl_bessel_i1(x) : xsf::cephes::i1e(x)));
     }
 }

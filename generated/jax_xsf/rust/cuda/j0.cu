@@ -10,7 +10,7 @@ extern "C" __global__ void bg_jax_xsf_j0__f_f(const bridgegen::Geometry<1> bg_ge
         long long bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<double>(j0(x)));
+        bg_out0[bg_i] = static_cast<float>(static_cast<double>(j0f(x)));
     }
 }
 

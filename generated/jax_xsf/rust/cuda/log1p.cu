@@ -10,7 +10,7 @@ extern "C" __global__ void bg_jax_xsf_log1p__f_f(const bridgegen::Geometry<1> bg
         long long bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<double>(log1p(x)));
+        bg_out0[bg_i] = static_cast<float>(static_cast<double>(log1pf(x)));
     }
 }
 

@@ -6,12 +6,25 @@
 
 #include "xsf/stats.h"
 
+namespace jax_xsf_log_ndtr {
+#ifdef __CUDACC__
+__device__ inline double real(double x) {
+    const double t = x * M_SQRT1_2;
+    return x < -1.0 ? log(::erfcx(-t) / 2) - t * t : log1p(-::erfc(t) / 2);
+}
+__device__ inline float real(float x) {
+    const float t = x * 0.70710678f;
+    return x < -1.0f ? logf(::erfcxf(-t) / 2) - t * t : log1pf(-::erfcf(t) / 2);
+}
+#endif
+}
+
 extern "C" __global__ void bg_jax_xsf_log_ndtr__f_f(const bridgegen::Geometry<1> bg_geom, const float *__restrict__ bg_in0, float *bg_out0) {
     BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
         long long bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const float x = static_cast<float>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<float>(xsf::log_ndtr(x)));
+        bg_out0[bg_i] = static_cast<float>(static_cast<float>(jax_xsf_log_ndtr::real(x)));
     }
 }
 
@@ -20,7 +33,7 @@ extern "C" __global__ void bg_jax_xsf_log_ndtr__d_d(const bridgegen::Geometry<1>
         long long bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<double>(static_cast<double>(xsf::log_ndtr(x)));
+        bg_out0[bg_i] = static_cast<double>(static_cast<double>(jax_xsf_log_ndtr::real(x)));
     }
 }
 

@@ -7,11 +7,24 @@
 #include "xsf/loggamma.h"
 
 namespace jax_xsf_rgamma {
-// 1/Gamma(x) through the math library's tgamma: exp(-lgamma) past tgamma's overflow (as
-// Cephes' rgamma does past 34.8), 0 at the poles. test_device_ports.py checks it on the host.
+// test_device_ports.py checks it on the host against xsf's rgamma.
 XSF_HOST_DEVICE inline double real(double x) {
-    if (x < 0 && x == std::floor(x)) return 0.0;
-    return x > 171 ? std::exp(-lgamma(x)) : 1.0 / tgamma(x);
+    if (x == 0) return x;  // the sign of zero, as xsf
+    if (x < 0 && x == std::floor(x)) return 0.0;  // poles, -inf
+    if (x > 34.84425627277176174) return std::exp(-lgamma(x));  // 0 at inf
+    if (x < -34.034) return 1.0 / tgamma(x);
+    double z = 1.0, w = x;
+    while (w > 1.0) {  // downward recurrence
+        w -= 1.0;
+        z *= w;
+    }
+    while (w < 0.0) {  // upward recurrence
+        z /= w;
+        w += 1.0;
+    }
+    if (w == 0.0) return 0.0;
+    if (w == 1.0) return 1.0 / z;
+    return w * (1.0 + xsf::cephes::chbevl(4.0 * w - 2.0, xsf::cephes::detail::rgamma_R, 16)) / z;
 }
 }
 
