@@ -262,6 +262,7 @@ def airy(z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.airy``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.airy.html
     Type loops: f->ffff, d->dddd, F->FFFF, D->DDDD.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     Returns a tuple (ai, aip, bi, bip).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -277,6 +278,7 @@ def airye(z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.airye``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.airye.html
     Type loops: f->ffff, d->dddd, F->FFFF, D->DDDD.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     Returns a tuple (eai, eaip, ebi, ebip).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -337,6 +339,7 @@ def bei(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.bei``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.bei.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -351,6 +354,7 @@ def beip(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.beip``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.beip.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -365,6 +369,7 @@ def ber(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.ber``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.ber.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -379,6 +384,7 @@ def berp(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.berp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.berp.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -891,6 +897,7 @@ def eval_chebyc(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -904,6 +911,7 @@ def eval_chebys(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -917,6 +925,7 @@ def eval_chebyt(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -930,6 +939,7 @@ def eval_chebyu(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -943,6 +953,7 @@ def eval_gegenbauer(n, alpha, x, /, *, overwrite_input=None):
 
     Type loops: ldd->d, fff->f, ffF->F, ddd->d, ddD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -956,6 +967,7 @@ def eval_genlaguerre(n, alpha, x, /, *, overwrite_input=None):
 
     Type loops: ldd->d, fff->f, ffF->F, ddd->d, ddD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -969,6 +981,7 @@ def eval_hermite(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -982,6 +995,7 @@ def eval_hermitenorm(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -995,6 +1009,7 @@ def eval_jacobi(n, alpha, beta, x, /, *, overwrite_input=None):
 
     Type loops: lddd->d, ffff->f, fffF->F, dddd->d, dddD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1008,6 +1023,7 @@ def eval_laguerre(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1021,6 +1037,7 @@ def eval_legendre(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1034,6 +1051,7 @@ def eval_sh_chebyt(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1047,6 +1065,7 @@ def eval_sh_chebyu(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1060,6 +1079,7 @@ def eval_sh_jacobi(n, p, q, x, /, *, overwrite_input=None):
 
     Type loops: lddd->d, ffff->f, fffF->F, dddd->d, dddD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1073,6 +1093,7 @@ def eval_sh_legendre(n, x, /, *, overwrite_input=None):
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1449,6 +1470,7 @@ def hankel1(v, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hankel1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hankel1.html
     Type loops: fF->F, dD->D.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1463,6 +1485,7 @@ def hankel1e(v, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hankel1e``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hankel1e.html
     Type loops: fF->F, dD->D.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1477,6 +1500,7 @@ def hankel2(v, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hankel2``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hankel2.html
     Type loops: fF->F, dD->D.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1491,6 +1515,7 @@ def hankel2e(v, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hankel2e``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hankel2e.html
     Type loops: fF->F, dD->D.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1520,6 +1545,7 @@ def hyp0f1(v, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hyp0f1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hyp0f1.html
     Type loops: ff->f, fF->F, dd->d, dD->D.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1534,6 +1560,7 @@ def hyp1f1(a, b, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hyp1f1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hyp1f1.html
     Type loops: ffF->F, ddD->D.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1562,6 +1589,7 @@ def hyperu(a, b, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hyperu``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hyperu.html
     Type loops: fff->f, ddd->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1670,6 +1698,7 @@ def it2i0k0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.it2i0k0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.it2i0k0.html
     Type loops: f->ff, d->dd.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     Returns a tuple (ii0, ik0).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1685,6 +1714,7 @@ def it2j0y0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.it2j0y0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.it2j0y0.html
     Type loops: f->ff, d->dd.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     Returns a tuple (ij0, iy0).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1700,6 +1730,7 @@ def it2struve0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.it2struve0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.it2struve0.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1714,6 +1745,7 @@ def itairy(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.itairy``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.itairy.html
     Type loops: f->ffff, d->dddd.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     Returns a tuple (apt, bpt, ant, bnt).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1729,6 +1761,7 @@ def iti0k0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.iti0k0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.iti0k0.html
     Type loops: f->ff, d->dd.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     Returns a tuple (ii0, ik0).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1744,6 +1777,7 @@ def itj0y0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.itj0y0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.itj0y0.html
     Type loops: f->ff, d->dd.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     Returns a tuple (ij0, iy0).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1759,6 +1793,7 @@ def itmodstruve0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.itmodstruve0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.itmodstruve0.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1773,6 +1808,7 @@ def itstruve0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.itstruve0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.itstruve0.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1947,6 +1983,7 @@ def kei(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.kei``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kei.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1961,6 +1998,7 @@ def keip(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.keip``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.keip.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1975,6 +2013,7 @@ def kelvin(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.kelvin``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kelvin.html
     Type loops: f->FFFF, d->DDDD.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (be, ke, bep, kep).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1990,6 +2029,7 @@ def ker(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.ker``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.ker.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2004,6 +2044,7 @@ def kerp(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.kerp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kerp.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2048,6 +2089,7 @@ def kolmogi(p, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.kolmogi``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kolmogi.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: double-double arithmetic: `xsf/cephes/dd_real.h` defines `__device__` constants that need dynamic initialization, which CUDA does not support.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2062,6 +2104,7 @@ def kolmogorov(y, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.kolmogorov``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.kolmogorov.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: double-double arithmetic: `xsf/cephes/dd_real.h` defines `__device__` constants that need dynamic initialization, which CUDA does not support.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2076,6 +2119,7 @@ def kolmogp(y, /, *, overwrite_input=None):
     Equivalent to ``scipy.special._ufuncs._kolmogp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special._ufuncs._kolmogp.html
     Type loops: f->f, d->d.
     Platforms: cpu.
+    No CUDA kernels: double-double arithmetic: `xsf/cephes/dd_real.h` defines `__device__` constants that need dynamic initialization, which CUDA does not support.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2246,6 +2290,7 @@ def mathieu_a(m, q, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_a``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_a.html
     Type loops: ff->f, dd->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2260,6 +2305,7 @@ def mathieu_b(m, q, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_b``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_b.html
     Type loops: ff->f, dd->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2274,6 +2320,7 @@ def mathieu_cem(m, q, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_cem``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_cem.html
     Type loops: fff->ff, ddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2289,6 +2336,7 @@ def mathieu_modcem1(m, q, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_modcem1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_modcem1.html
     Type loops: fff->ff, ddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2304,6 +2352,7 @@ def mathieu_modcem2(m, q, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_modcem2``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_modcem2.html
     Type loops: fff->ff, ddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2319,6 +2368,7 @@ def mathieu_modsem1(m, q, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_modsem1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_modsem1.html
     Type loops: fff->ff, ddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2334,6 +2384,7 @@ def mathieu_modsem2(m, q, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_modsem2``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_modsem2.html
     Type loops: fff->ff, ddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2349,6 +2400,7 @@ def mathieu_sem(m, q, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.mathieu_sem``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.mathieu_sem.html
     Type loops: fff->ff, ddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2364,6 +2416,7 @@ def modfresnelm(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.modfresnelm``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.modfresnelm.html
     Type loops: f->FF, d->DD.
     Platforms: cpu.
+    No CUDA kernels: `xsf/fresnel.h`'s modified Fresnel integrals call `pow(-1, k)` with an int exponent, which NVRTC finds ambiguous between CUDA's overloads.
     Returns a tuple (fm, km).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2379,6 +2432,7 @@ def modfresnelp(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.modfresnelp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.modfresnelp.html
     Type loops: f->FF, d->DD.
     Platforms: cpu.
+    No CUDA kernels: `xsf/fresnel.h`'s modified Fresnel integrals call `pow(-1, k)` with an int exponent, which NVRTC finds ambiguous between CUDA's overloads.
     Returns a tuple (fp, kp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2394,6 +2448,7 @@ def modstruve(v, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.modstruve``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.modstruve.html
     Type loops: ff->f, dd->d.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2527,6 +2582,7 @@ def obl_ang1(m, n, c, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.obl_ang1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.obl_ang1.html
     Type loops: ffff->ff, dddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2542,6 +2598,7 @@ def obl_ang1_cv(m, n, c, cv, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.obl_ang1_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.obl_ang1_cv.html
     Type loops: fffff->ff, ddddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2557,6 +2614,7 @@ def obl_cv(m, n, c, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.obl_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.obl_cv.html
     Type loops: fff->f, ddd->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2571,6 +2629,7 @@ def obl_rad1(m, n, c, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.obl_rad1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.obl_rad1.html
     Type loops: ffff->ff, dddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2586,6 +2645,7 @@ def obl_rad1_cv(m, n, c, cv, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.obl_rad1_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.obl_rad1_cv.html
     Type loops: fffff->ff, ddddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2615,6 +2675,7 @@ def pbdv(v, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pbdv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pbdv.html
     Type loops: ff->ff, dd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (d, dp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2630,6 +2691,7 @@ def pbvv(v, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pbvv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pbvv.html
     Type loops: ff->ff, dd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (vv, vp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2645,6 +2707,7 @@ def pbwa(a, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pbwa``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pbwa.html
     Type loops: ff->ff, dd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (w, wp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2759,6 +2822,7 @@ def pro_ang1(m, n, c, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pro_ang1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_ang1.html
     Type loops: ffff->ff, dddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2774,6 +2838,7 @@ def pro_ang1_cv(m, n, c, cv, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pro_ang1_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_ang1_cv.html
     Type loops: fffff->ff, ddddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2789,6 +2854,7 @@ def pro_cv(m, n, c, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pro_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_cv.html
     Type loops: fff->f, ddd->d.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2803,6 +2869,7 @@ def pro_rad1(m, n, c, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pro_rad1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_rad1.html
     Type loops: ffff->ff, dddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2818,6 +2885,7 @@ def pro_rad1_cv(m, n, c, cv, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pro_rad1_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_rad1_cv.html
     Type loops: fffff->ff, ddddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2833,6 +2901,7 @@ def pro_rad2(m, n, c, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pro_rad2``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_rad2.html
     Type loops: ffff->ff, dddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2848,6 +2917,7 @@ def pro_rad2_cv(m, n, c, cv, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.pro_rad2_cv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.pro_rad2_cv.html
     Type loops: fffff->ff, ddddd->dd.
     Platforms: cpu.
+    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
     Returns a tuple (y, yp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2986,6 +3056,7 @@ def smirnov(n, d, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.smirnov``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.smirnov.html
     Type loops: if->f, lf->f, id->d, ld->d.
     Platforms: cpu.
+    No CUDA kernels: double-double arithmetic: `xsf/cephes/dd_real.h` defines `__device__` constants that need dynamic initialization, which CUDA does not support.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3000,6 +3071,7 @@ def smirnovi(n, p, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.smirnovi``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.smirnovi.html
     Type loops: if->f, lf->f, id->d, ld->d.
     Platforms: cpu.
+    No CUDA kernels: double-double arithmetic: `xsf/cephes/dd_real.h` defines `__device__` constants that need dynamic initialization, which CUDA does not support.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3014,6 +3086,7 @@ def smirnovp(n, d, /, *, overwrite_input=None):
     Equivalent to ``scipy.special._ufuncs._smirnovp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special._ufuncs._smirnovp.html
     Type loops: if->f, lf->f, id->d, ld->d.
     Platforms: cpu.
+    No CUDA kernels: double-double arithmetic: `xsf/cephes/dd_real.h` defines `__device__` constants that need dynamic initialization, which CUDA does not support.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3042,6 +3115,7 @@ def spherical_in(n, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.spherical_in``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.spherical_in.html
     Type loops: if->f, id->d, lf->f, ld->d, iF->F, iD->D, lF->F, lD->D.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3056,6 +3130,7 @@ def spherical_jn(n, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.spherical_jn``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.spherical_jn.html
     Type loops: if->f, id->d, lf->f, ld->d, iF->F, iD->D, lF->F, lD->D.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3070,6 +3145,7 @@ def spherical_yn(n, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.spherical_yn``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.spherical_yn.html
     Type loops: if->f, id->d, lf->f, ld->d, iF->F, iD->D, lF->F, lD->D.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3112,6 +3188,7 @@ def struve(v, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.struve``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.struve.html
     Type loops: ff->f, dd->d.
     Platforms: cpu.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as jv and iv do; none does yet.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
