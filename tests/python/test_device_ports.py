@@ -1,6 +1,6 @@
 """Device ports, checked on the host: where a function's CUDA kernel runs code of its own
 `prelude` instead of the xsf call in `expr` (lpmv: specfun.h does not compile under NVRTC;
-kv, kve, ive, kn: AMOS does not; k0, k0e, k1, k1e: I0 and I1 from the math library; rgamma: Cephes' recurrence further, then the math library's lgamma; beta, betaln,
+kv, kve, ive, kn: AMOS does not; k0, k0e, k1, k1e: I0 and I1 from the math library; spherical_jn, _yn, _in: sph_bessel.h includes AMOS; rgamma: Cephes' recurrence further, then the math library's lgamma; beta, betaln,
 binom, poch, exp1: xsf's code made faster for the device), this builds both with g++ and compares them on random and edge inputs, so CI without a GPU
 tests the port itself. The GPU tests (test_accuracy's `_on_gpu`) check the kernels.
 """
@@ -34,6 +34,10 @@ PORTS["rgamma"] = 1e-12
 # lgamma(b)); 4.5e-13 seen.
 PORTS |= {"beta": 1e-12, "betaln": 1e-12, "binom": 1e-12, "poch": 1e-12}
 PORTS["exp1"] = 0.0  # xsf's code with pow(k + 1, 2) multiplied out: the same doubles
+# spherical_jn, spherical_in: cephes' jv and iv at half-integer orders where the host loops
+# call AMOS (as jv's and iv's device loops): within 1e-12 of AMOS (1e-13 fails); spherical_yn:
+# the same recurrence as the host loops.
+PORTS |= {"spherical_jn": 1e-12, "spherical_in": 1e-12, "spherical_yn": 0.0}
 # k0, k0e, k1, k1e: xsf's Cephes code, I0 and I1 from the math library on the device only
 # (the host build keeps Cephes' i0/i1, so this checks the rest of the port: the same doubles).
 PORTS |= {"k0": 0.0, "k0e": 0.0, "k1": 0.0, "k1e": 0.0}
@@ -69,6 +73,11 @@ GRIDS = {
 # The x = 2 switch between the two Chebyshev series, 0, the domain's edge, overflow of e^x.
 for _name in ("k0", "k0e", "k1", "k1e"):
     GRIDS[_name] = [(x,) for x in [-1.0, -0.0, 0.0, 1e-300, 1e-8, 0.5, 1.9999999, 2.0, 2.0000001, 10.0, 700.0, 800.0, np.inf, -np.inf, np.nan]]
+# Orders at and around the argument (jn's switch between jv and the recurrence), 0, tiny,
+# large and infinite arguments of either sign, NaN.
+_SPH_ARGS = [-700.0, -30.0, -5.0, -1e-300, -0.0, 0.0, 1e-300, 1e-10, 0.5, 4.999, 5.0, 5.001, 29.9, 30.0, 50.0, 700.0, 1e4, np.inf, -np.inf, np.nan]
+for _name in ("spherical_jn", "spherical_yn", "spherical_in"):
+    GRIDS[_name] = list(itertools.product([0.0, 1.0, 2.0, 5.0, 10.0, 30.0, 100.0], _SPH_ARGS))
 # Poles, negative integers, the 171.6 overflow of Gamma, the asymptotic forms (1e6, 1e8,
 # 1e10 ratios), 0, inf, NaN.
 _GAMMA_ARGS = [-200.5, -171.5, -20.0, -3.0, -2.5, -1.0, -0.5, -1e-9, 0.0, 1e-9, 0.5, 1.0, 2.5, 3.0, 10.25, 150.0, 171.0, 172.0, 200.5, 1e7, 1e12, np.inf, -np.inf, np.nan]

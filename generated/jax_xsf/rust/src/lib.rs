@@ -9767,6 +9767,38 @@ pub unsafe extern "C" fn bg_jax_xsf_spherical_in_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_SPHERICAL_IN)
 }
+static CUDA_SPHERICAL_IN: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.spherical_in",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S32, DType::F32, DType::F32],
+        &[DType::S32, DType::F64, DType::F64],
+        &[DType::S64, DType::F32, DType::F32],
+        &[DType::S64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.spherical_in",
+        kernels::IMAGES_SPHERICAL_IN,
+        &[
+            c"bg_jax_xsf_spherical_in__if_f",
+            c"bg_jax_xsf_spherical_in__id_d",
+            c"bg_jax_xsf_spherical_in__lf_f",
+            c"bg_jax_xsf_spherical_in__ld_d",
+        ],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.spherical_in` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_spherical_in_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_SPHERICAL_IN)
+}
 static CPU_SPHERICAL_JN: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.spherical_jn",
     nin: 2usize,
@@ -9816,6 +9848,38 @@ pub unsafe extern "C" fn bg_jax_xsf_spherical_jn_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_SPHERICAL_JN)
 }
+static CUDA_SPHERICAL_JN: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.spherical_jn",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S32, DType::F32, DType::F32],
+        &[DType::S32, DType::F64, DType::F64],
+        &[DType::S64, DType::F32, DType::F32],
+        &[DType::S64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.spherical_jn",
+        kernels::IMAGES_SPHERICAL_JN,
+        &[
+            c"bg_jax_xsf_spherical_jn__if_f",
+            c"bg_jax_xsf_spherical_jn__id_d",
+            c"bg_jax_xsf_spherical_jn__lf_f",
+            c"bg_jax_xsf_spherical_jn__ld_d",
+        ],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.spherical_jn` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_spherical_jn_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_SPHERICAL_JN)
+}
 static CPU_SPHERICAL_YN: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.spherical_yn",
     nin: 2usize,
@@ -9864,6 +9928,38 @@ pub unsafe extern "C" fn bg_jax_xsf_spherical_yn_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_SPHERICAL_YN)
+}
+static CUDA_SPHERICAL_YN: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.spherical_yn",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S32, DType::F32, DType::F32],
+        &[DType::S32, DType::F64, DType::F64],
+        &[DType::S64, DType::F32, DType::F32],
+        &[DType::S64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.spherical_yn",
+        kernels::IMAGES_SPHERICAL_YN,
+        &[
+            c"bg_jax_xsf_spherical_yn__if_f",
+            c"bg_jax_xsf_spherical_yn__id_d",
+            c"bg_jax_xsf_spherical_yn__lf_f",
+            c"bg_jax_xsf_spherical_yn__ld_d",
+        ],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.spherical_yn` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_spherical_yn_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_SPHERICAL_YN)
 }
 static CPU_STDTR: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.stdtr",
@@ -10726,7 +10822,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:fd7bc08c0de1ea81; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:90c5428cf95494b7; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
