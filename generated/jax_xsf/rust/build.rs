@@ -74,6 +74,7 @@ fn main() {
         ("gdtrib", "IMAGES_GDTRIB"),
         ("gdtrix", "IMAGES_GDTRIX"),
         ("huber", "IMAGES_HUBER"),
+        ("hyp0f1", "IMAGES_HYP0F1"),
         ("hyp2f1", "IMAGES_HYP2F1"),
         ("i0", "IMAGES_I0"),
         ("i0e", "IMAGES_I0E"),

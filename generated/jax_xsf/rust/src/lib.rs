@@ -5397,6 +5397,31 @@ pub unsafe extern "C" fn bg_jax_xsf_hyp0f1_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_HYP0F1)
 }
+static CUDA_HYP0F1: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.hyp0f1",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.hyp0f1",
+        kernels::IMAGES_HYP0F1,
+        &[c"bg_jax_xsf_hyp0f1__ff_f", c"bg_jax_xsf_hyp0f1__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.hyp0f1` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_hyp0f1_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_HYP0F1)
+}
 static CPU_HYP1F1: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.hyp1f1",
     nin: 3usize,
@@ -10822,7 +10847,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:90c5428cf95494b7; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:8fe52c86ae1ffd7f; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
