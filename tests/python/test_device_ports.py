@@ -1,6 +1,6 @@
 """Device ports, checked on the host: where a function's CUDA kernel runs code of its own
 `prelude` instead of the xsf call in `expr` (lpmv: specfun.h does not compile under NVRTC;
-kv, kve, ive, kn: AMOS does not; k0, k0e, k1, k1e: I0 and I1 from the math library; spherical_jn, _yn, _in: sph_bessel.h includes AMOS; rgamma: Cephes' recurrence further, then the math library's lgamma; beta, betaln,
+kv, kve, ive, kn: AMOS does not; k0, k0e, k1, k1e: I0 and I1 from the math library; spherical_jn, _yn, _in, airy: their headers include AMOS; rgamma: Cephes' recurrence further, then the math library's lgamma; beta, betaln,
 binom, poch, exp1: xsf's code made faster for the device), this builds both with g++ and compares them on random and edge inputs, so CI without a GPU
 tests the port itself. The GPU tests (test_accuracy's `_on_gpu`) check the kernels.
 """
@@ -38,6 +38,9 @@ PORTS["exp1"] = 0.0  # xsf's code with pow(k + 1, 2) multiplied out: the same do
 # call AMOS (as jv's and iv's device loops): within 1e-12 of AMOS (1e-13 fails); spherical_yn:
 # the same recurrence as the host loops.
 PORTS |= {"spherical_jn": 1e-12, "spherical_in": 1e-12, "spherical_yn": 0.0}
+# airy: cephes past |x| = 10 where the host loops call AMOS (3e-13 apart relative to the
+# envelope at x < 0; the condition number allows the rest).
+PORTS["airy"] = 1e-12
 # k0, k0e, k1, k1e: xsf's Cephes code, I0 and I1 from the math library on the device only
 # (the host build keeps Cephes' i0/i1, so this checks the rest of the port: the same doubles).
 PORTS |= {"k0": 0.0, "k0e": 0.0, "k1": 0.0, "k1e": 0.0}
@@ -46,6 +49,8 @@ ABSOLUTE_BELOW_ONE = {"betaln"}
 # Random inputs where the spec's test ranges are mostly outside the real domain (exp1 and
 # the K functions are NaN below 0; the grid has the negative arguments).
 RANGES = {"exp1": {"z": (0.0, 20.0)}} | {k: {"x": (0.0, 20.0)} for k in ("k0", "k0e", "k1", "k1e")}
+# airy: past the spec's [-30, 30], where the host loops run AMOS and the port cephes.
+RANGES["airy"] = {"z": (-1000.0, 110.0)}
 
 # Grids over each port's branch points, beside the random points of the spec's ranges.
 _LPMV_GRID = list(
@@ -78,6 +83,9 @@ for _name in ("k0", "k0e", "k1", "k1e"):
 _SPH_ARGS = [-700.0, -30.0, -5.0, -1e-300, -0.0, 0.0, 1e-300, 1e-10, 0.5, 4.999, 5.0, 5.001, 29.9, 30.0, 50.0, 700.0, 1e4, np.inf, -np.inf, np.nan]
 for _name in ("spherical_jn", "spherical_yn", "spherical_in"):
     GRIDS[_name] = list(itertools.product([0.0, 1.0, 2.0, 5.0, 10.0, 30.0, 100.0], _SPH_ARGS))
+# The host loops' switch to AMOS at |x| = 10, cephes' own at 2.09, AMOS's overflow of Bi at
+# 103.28 and argument limit at 1048576, inf, NaN.
+GRIDS["airy"] = [(x,) for x in [-1048577.0, -1048575.9996744784, -1048575.9996744783, -1e6, -300.0, -30.0, -10.0001, -10.0, -9.9999, -2.09, -0.0, 0.0, 1e-300, 2.09, 9.9999, 10.0, 10.0001, 30.0, 103.0968265011212, 103.09682650112123, 103.09684998811503, 103.2827799460052, 103.28277994600522, 103.29, 103.892, 104.0, 300.0, 1e6, 1048576.0, np.inf, -np.inf, np.nan]]
 # Poles, negative integers, the 171.6 overflow of Gamma, the asymptotic forms (1e6, 1e8,
 # 1e10 ratios), 0, inf, NaN.
 _GAMMA_ARGS = [-200.5, -171.5, -20.0, -3.0, -2.5, -1.0, -0.5, -1e-9, 0.0, 1e-9, 0.5, 1.0, 2.5, 3.0, 10.25, 150.0, 171.0, 172.0, 200.5, 1e7, 1e12, np.inf, -np.inf, np.nan]
@@ -112,6 +120,10 @@ def test_device_port_matches_host_loops(name, tmp_path):
     u = UFUNCS[name]
     args = ", ".join(f"double {a}" for a in u["inputs"])
     call = ", ".join(f"a[{k}]" for k in range(len(u["inputs"])))
+    outputs = u.get("outputs", ["out"])
+    # Functions of several outputs (airy) write them through references, as in the kernels.
+    refs = "".join(f"double &{o} = o[{k}]; " for k, o in enumerate(outputs))
+    body = (lambda e: f"{{ {refs}{e}; }}") if len(outputs) > 1 else (lambda e: f"{{ o[0] = {e}; }}")
     # As the generator emits them: headers (the named preludes' appended), then the named
     # preludes' code, then the function's own prelude.
     named = [PRELUDES[n] for n in u.get("preludes", [])]
@@ -123,13 +135,16 @@ def test_device_port_matches_host_loops(name, tmp_path):
     src = f"""{includes}
 #include <cstdio>
 {preludes}
-static double host({args}) {{ return {u["expr"]}; }}
-static double port({args}) {{ return {port_expr}; }}
+static void host({args}, double *o) {body(u["expr"])}
+static void port({args}, double *o) {body(port_expr)}
 int main() {{
-    double a[{len(u["inputs"])}];
+    double a[{len(u["inputs"])}], h[{len(outputs)}], p[{len(outputs)}];
     while (true) {{
         for (double &x : a) if (std::scanf("%lf", &x) != 1) return 0;
-        std::printf("%.17g %.17g\\n", host({call}), port({call}));
+        host({call}, h);
+        port({call}, p);
+        for (int k = 0; k < {len(outputs)}; ++k) std::printf("%.17g %.17g ", h[k], p[k]);
+        std::printf("\\n");
     }}
 }}
 """
@@ -150,17 +165,25 @@ int main() {{
         timeout=300,
         check=True,
     )
-    host, port = np.loadtxt(run.stdout.splitlines(), ndmin=2).T
-    assert len(host) == len(x)
-    same = (host == port) | (np.isnan(host) & np.isnan(port))
-    # Near a zero both may differ by about kappa ulps (ive at negative orders is the difference
-    # of two nearly equal terms: kappa 500 at ive(-17.63, 11.853)), as in the accuracy tests.
+    table = np.loadtxt(run.stdout.splitlines(), ndmin=2)
+    assert table.shape == (len(x), 2 * len(outputs))
     with np.errstate(all="ignore"):
         f = scipy_function(u)
         # Integer arguments (kn's n) as integers: SciPy takes them so, and kappa skips them.
         integers = u.get("test", {}).get("integers", [])
         ref_args = [col.astype(np.int64) if a in integers else col for a, col in zip(u["inputs"], x.T)]
-        kappa = condition_numbers(f, ref_args, [np.asarray(f(*ref_args))])[0]
+        want = f(*ref_args)
+        want = want if isinstance(want, tuple) else (want,)
+        kappas = condition_numbers(f, ref_args, [np.asarray(w) for w in want])
+    for k, name_k in enumerate(outputs):
+        check_output(f"{name}.{name_k}" if len(outputs) > 1 else name, x, table[:, 2 * k], table[:, 2 * k + 1], kappas[k], name)
+
+
+def check_output(label, x, host, port, kappa, name):
+    same = (host == port) | (np.isnan(host) & np.isnan(port))
+    # Near a zero both may differ by about kappa ulps (ive at negative orders is the difference
+    # of two nearly equal terms: kappa 500 at ive(-17.63, 11.853)), as in the accuracy tests.
+    with np.errstate(all="ignore"):
         allowed = PORTS[name] * np.where(kappa > KAPPA_NEAR_ZERO, kappa, 1.0)
         scale = np.maximum(np.abs(host), 1.0) if name in ABSOLUTE_BELOW_ONE else np.abs(host)
         close = np.abs(port - host) <= allowed * scale
@@ -169,6 +192,6 @@ int main() {{
         close |= np.abs(port - host) <= np.finfo(np.float64).tiny
     bad = ~(same | close)
     assert not bad.any(), (
-        f"{name}: port differs from the host loops at {x[bad][:5]}: {host[bad][:5]} vs {port[bad][:5]}"
+        f"{label}: port differs from the host loops at {x[bad][:5]}: {host[bad][:5]} vs {port[bad][:5]}"
     )
     assert np.isfinite(host).sum() > len(x) // 2  # the comparison saw real values

@@ -13,6 +13,7 @@ fn main() {
     bridgegen_build::embed_build_info();
     bridgegen_build::embed_kernels(&[
         ("agm", "IMAGES_AGM"),
+        ("airy", "IMAGES_AIRY"),
         ("bdtr", "IMAGES_BDTR"),
         ("bdtrc", "IMAGES_BDTRC"),
         ("bdtri", "IMAGES_BDTRI"),

@@ -261,8 +261,9 @@ def airy(z, /, *, overwrite_input=None):
 
     Equivalent to ``scipy.special.airy``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.airy.html
     Type loops: f->ffff, d->dddd, F->FFFF, D->DDDD.
-    Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1 and the spherical Bessel functions do.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops f->ffff, d->dddd; the others run on the host only.
+    On CUDA devices computed as ``jax_xsf_airy::real(z, ai, aip, bi, bip)`` instead of ``xsf::airy(z, ai, aip, bi, bip)``.
     Returns a tuple (ai, aip, bi, bip).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -278,7 +279,7 @@ def airye(z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.airye``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.airye.html
     Type loops: f->ffff, d->dddd, F->FFFF, D->DDDD.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1 and the spherical Bessel functions do.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1, airy and the spherical Bessel functions do.
     Returns a tuple (eai, eaip, ebi, ebip).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1470,7 +1471,7 @@ def hankel1(v, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hankel1``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hankel1.html
     Type loops: fF->F, dD->D.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1 and the spherical Bessel functions do.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1, airy and the spherical Bessel functions do.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1485,7 +1486,7 @@ def hankel1e(v, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hankel1e``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hankel1e.html
     Type loops: fF->F, dD->D.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1 and the spherical Bessel functions do.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1, airy and the spherical Bessel functions do.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1500,7 +1501,7 @@ def hankel2(v, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hankel2``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hankel2.html
     Type loops: fF->F, dD->D.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1 and the spherical Bessel functions do.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1, airy and the spherical Bessel functions do.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1515,7 +1516,7 @@ def hankel2e(v, z, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.hankel2e``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.hankel2e.html
     Type loops: fF->F, dD->D.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1 and the spherical Bessel functions do.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1, airy and the spherical Bessel functions do.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1698,7 +1699,7 @@ def it2i0k0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.it2i0k0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.it2i0k0.html
     Type loops: f->ff, d->dd.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1 and the spherical Bessel functions do.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1, airy and the spherical Bessel functions do.
     Returns a tuple (ii0, ik0).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1714,7 +1715,7 @@ def it2j0y0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.it2j0y0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.it2j0y0.html
     Type loops: f->ff, d->dd.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1 and the spherical Bessel functions do.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1, airy and the spherical Bessel functions do.
     Returns a tuple (ij0, iy0).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1730,7 +1731,7 @@ def it2struve0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.it2struve0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.it2struve0.html
     Type loops: f->f, d->d.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1 and the spherical Bessel functions do.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1, airy and the spherical Bessel functions do.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1745,7 +1746,7 @@ def itairy(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.itairy``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.itairy.html
     Type loops: f->ffff, d->dddd.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1 and the spherical Bessel functions do.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1, airy and the spherical Bessel functions do.
     Returns a tuple (apt, bpt, ant, bnt).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1761,7 +1762,7 @@ def iti0k0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.iti0k0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.iti0k0.html
     Type loops: f->ff, d->dd.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1 and the spherical Bessel functions do.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1, airy and the spherical Bessel functions do.
     Returns a tuple (ii0, ik0).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1777,7 +1778,7 @@ def itj0y0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.itj0y0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.itj0y0.html
     Type loops: f->ff, d->dd.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1 and the spherical Bessel functions do.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1, airy and the spherical Bessel functions do.
     Returns a tuple (ij0, iy0).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -1793,7 +1794,7 @@ def itmodstruve0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.itmodstruve0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.itmodstruve0.html
     Type loops: f->f, d->d.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1 and the spherical Bessel functions do.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1, airy and the spherical Bessel functions do.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1808,7 +1809,7 @@ def itstruve0(x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.itstruve0``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.itstruve0.html
     Type loops: f->f, d->d.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1 and the spherical Bessel functions do.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1, airy and the spherical Bessel functions do.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2448,7 +2449,7 @@ def modstruve(v, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.modstruve``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.modstruve.html
     Type loops: ff->f, dd->d.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1 and the spherical Bessel functions do.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1, airy and the spherical Bessel functions do.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3191,7 +3192,7 @@ def struve(v, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.struve``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.struve.html
     Type loops: ff->f, dd->d.
     Platforms: cpu.
-    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1 and the spherical Bessel functions do.
+    No CUDA kernels: AMOS: `xsf/amos/amos.h` includes `<complex>`, which NVRTC lacks (reached through `bessel.h`, `airy.h`, `sph_bessel.h`, `struve.h`). Real loops could run cephes code on the device as those of jv, iv, hyp0f1, airy and the spherical Bessel functions do.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a

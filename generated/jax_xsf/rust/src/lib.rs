@@ -1382,6 +1382,31 @@ pub unsafe extern "C" fn bg_jax_xsf_airy_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_AIRY)
 }
+static CUDA_AIRY: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.airy",
+    nin: 1usize,
+    nout: 4usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.airy",
+        kernels::IMAGES_AIRY,
+        &[c"bg_jax_xsf_airy__f_ffff", c"bg_jax_xsf_airy__d_dddd"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.airy` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_airy_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_AIRY)
+}
 static CPU_AIRYE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.airye",
     nin: 1usize,
@@ -10847,7 +10872,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:8fe52c86ae1ffd7f; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:6a4d457617e3701d; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
