@@ -3346,7 +3346,7 @@ def yn(n, x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.yn``.
     Type loops: if->f, lf->f, id->d, ld->d.
     Platforms: cpu, cuda.
-    On CUDA devices computed as ``xsf::cephes::yn(static_cast<int>(n), x)`` instead of ``xsf::cyl_bessel_y(static_cast<double>(n), x)``.
+    On CUDA devices computed as ``n < 0 || x == 0 ? xsf::cephes::yn(static_cast<int>(n), x) : yn(static_cast<int>(n), x)`` instead of ``xsf::cyl_bessel_y(static_cast<double>(n), x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a

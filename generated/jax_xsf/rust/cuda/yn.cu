@@ -12,7 +12,7 @@ extern "C" __global__ void bg_jax_xsf_yn__if_f(const bridgegen::Geometry<2> bg_g
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const long long n = static_cast<long long>(bg_in0[bg_off[0]]);
         const double x = static_cast<double>(bg_in1[bg_off[1]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<double>(xsf::cephes::yn(static_cast<int>(n), x)));
+        bg_out0[bg_i] = static_cast<float>(static_cast<double>(n < 0 || x == 0 ? xsf::cephes::yn(static_cast<int>(n), x) : yn(static_cast<int>(n), x)));
     }
 }
 
@@ -22,7 +22,7 @@ extern "C" __global__ void bg_jax_xsf_yn__lf_f(const bridgegen::Geometry<2> bg_g
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const long long n = static_cast<long long>(bg_in0[bg_off[0]]);
         const double x = static_cast<double>(bg_in1[bg_off[1]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<double>(xsf::cephes::yn(static_cast<int>(n), x)));
+        bg_out0[bg_i] = static_cast<float>(static_cast<double>(n < 0 || x == 0 ? xsf::cephes::yn(static_cast<int>(n), x) : yn(static_cast<int>(n), x)));
     }
 }
 
@@ -32,7 +32,7 @@ extern "C" __global__ void bg_jax_xsf_yn__id_d(const bridgegen::Geometry<2> bg_g
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const long long n = static_cast<long long>(bg_in0[bg_off[0]]);
         const double x = static_cast<double>(bg_in1[bg_off[1]]);
-        bg_out0[bg_i] = static_cast<double>(static_cast<double>(xsf::cephes::yn(static_cast<int>(n), x)));
+        bg_out0[bg_i] = static_cast<double>(static_cast<double>(n < 0 || x == 0 ? xsf::cephes::yn(static_cast<int>(n), x) : yn(static_cast<int>(n), x)));
     }
 }
 
@@ -42,6 +42,6 @@ extern "C" __global__ void bg_jax_xsf_yn__ld_d(const bridgegen::Geometry<2> bg_g
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const long long n = static_cast<long long>(bg_in0[bg_off[0]]);
         const double x = static_cast<double>(bg_in1[bg_off[1]]);
-        bg_out0[bg_i] = static_cast<double>(static_cast<double>(xsf::cephes::yn(static_cast<int>(n), x)));
+        bg_out0[bg_i] = static_cast<double>(static_cast<double>(n < 0 || x == 0 ? xsf::cephes::yn(static_cast<int>(n), x) : yn(static_cast<int>(n), x)));
     }
 }
