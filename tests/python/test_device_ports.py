@@ -1,6 +1,6 @@
 """Device ports, checked on the host: where a function's CUDA kernel runs code of its own
 `prelude` instead of the xsf call in `expr` (lpmv: specfun.h does not compile under NVRTC;
-kv, kve, ive, kn: AMOS does not; k0, k0e, k1, k1e: I0 and I1 from the math library; spherical_jn, _yn, _in, airy: their headers include AMOS; rgamma: Cephes' recurrence further, then the math library's lgamma; beta, betaln,
+kv, kve, ive, kn: AMOS does not; k0, k0e, k1, k1e: I0 and I1 from the math library; spherical_jn, _yn, _in, airy: their headers include AMOS; pseudo_huber: fewer transcendental calls; rgamma: Cephes' recurrence further, then the math library's lgamma; beta, betaln,
 binom, poch, exp1: xsf's code made faster for the device), this builds both with g++ and compares them on random and edge inputs, so CI without a GPU
 tests the port itself. The GPU tests (test_accuracy's `_on_gpu`) check the kernels.
 """
@@ -41,6 +41,9 @@ PORTS |= {"spherical_jn": 1e-12, "spherical_in": 1e-12, "spherical_yn": 0.0}
 # airy: cephes past |x| = 10 where the host loops call AMOS (3e-13 apart relative to the
 # envelope at x < 0; the condition number allows the rest).
 PORTS["airy"] = 1e-12
+# pseudo_huber: v^2 / (sqrt(1 + v^2) + 1) against expm1(log1p(v^2) / 2): a few ulps, but
+# xsf is 1e-13 off past |v| = 1e150 (exp of a log near 700).
+PORTS["pseudo_huber"] = 1e-13
 # k0, k0e, k1, k1e: xsf's Cephes code, I0 and I1 from the math library on the device only
 # (the host build keeps Cephes' i0/i1, so this checks the rest of the port: the same doubles).
 PORTS |= {"k0": 0.0, "k0e": 0.0, "k1": 0.0, "k1e": 0.0}
@@ -86,6 +89,9 @@ for _name in ("spherical_jn", "spherical_yn", "spherical_in"):
 # The host loops' switch to AMOS at |x| = 10, cephes' own at 2.09, AMOS's overflow of Bi at
 # 103.28 and argument limit at 1048576, inf, NaN.
 GRIDS["airy"] = [(x,) for x in [-1048577.0, -1048575.9996744784, -1048575.9996744783, -1e6, -300.0, -30.0, -10.0001, -10.0, -9.9999, -2.09, -0.0, 0.0, 1e-300, 2.09, 9.9999, 10.0, 10.0001, 30.0, 103.0968265011212, 103.09682650112123, 103.09684998811503, 103.2827799460052, 103.28277994600522, 103.29, 103.892, 104.0, 300.0, 1e6, 1048576.0, np.inf, -np.inf, np.nan]]
+# Small and huge ratios r / delta (the 1e150 switch), zeros, the domain's edge, overflow.
+_PH = [-1e300, -1e160, -1e10, -1.0, -1e-10, -1e-170, -0.0, 0.0, 1e-300, 1e-170, 1e-10, 1.0, 1e10, 1e149, 1e151, 1e300, np.inf, -np.inf, np.nan]
+GRIDS["pseudo_huber"] = list(itertools.product([-1.0, 0.0, 1e-200, 1e-5, 1.0, 3.0, 1e5, 1e200, np.inf, np.nan], _PH))
 # Poles, negative integers, the 171.6 overflow of Gamma, the asymptotic forms (1e6, 1e8,
 # 1e10 ratios), 0, inf, NaN.
 _GAMMA_ARGS = [-200.5, -171.5, -20.0, -3.0, -2.5, -1.0, -0.5, -1e-9, 0.0, 1e-9, 0.5, 1.0, 2.5, 3.0, 10.25, 150.0, 171.0, 172.0, 200.5, 1e7, 1e12, np.inf, -np.inf, np.nan]

@@ -2935,6 +2935,7 @@ def pseudo_huber(delta, r, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.pseudo_huber``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``jax_xsf_pseudo_huber::device(delta, r)`` instead of ``xsf::pseudo_huber(delta, r)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
