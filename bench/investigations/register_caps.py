@@ -77,9 +77,9 @@ HEAVY = {
     "betainccinv": [(0.5, 10.0), (0.5, 10.0), (0.0, 1.0)],
     "stdtr": [(1.0, 30.0), (-5.0, 5.0)],
     "stdtrit": [(1.0, 30.0), (0.0, 1.0)],
-    # 136-160 registers, 2.3-2.5x cupyx's kernels (H100, 2026-12-05), on the spec's default
-    # test range; time them with CAPS=shipped,64,40,noinline (on main: xsf's code; on branch
-    # device-gamma-ports: the tgamma/lgamma ports).
+    # With xsf's Cephes Gamma: 136-160 registers, 2.3-2.5x cupyx's kernels (H100, 2026-12-05
+    # 15:31 UTC); with the tgamma/lgamma ports (gamma_device) 1.00-1.21x (22:27 UTC). On the
+    # spec's default test range; CAPS=shipped,64,40,noinline.
     "beta": [(-10.0, 10.0), (-10.0, 10.0)],
     "betaln": [(-10.0, 10.0), (-10.0, 10.0)],
     "binom": [(-10.0, 10.0), (-10.0, 10.0)],
