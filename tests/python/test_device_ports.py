@@ -1,8 +1,10 @@
 """Device ports, checked on the host: where a function's CUDA kernel runs code of its own
 `prelude` instead of the xsf call in `expr` (lpmv: specfun.h does not compile under NVRTC;
 kv, kve, ive, kn: AMOS does not; k0, k0e, k1, k1e: I0 and I1 from the math library; spherical_jn, _yn, _in, airy: their headers include AMOS; pseudo_huber: fewer transcendental calls; rgamma: Cephes' recurrence further, then the math library's lgamma; beta, betaln,
-binom, poch, exp1: xsf's code made faster for the device), this builds both with g++ and compares them on random and edge inputs, so CI without a GPU
-tests the port itself. The GPU tests (test_accuracy's `_on_gpu`) check the kernels.
+binom, poch, exp1: xsf's code made faster for the device; logit, log_expit, rel_entr: one
+log1p per element), this builds both with g++ and compares them on random and edge inputs,
+so CI without a GPU tests the port itself; ports whose float32 loop runs in single precision
+(FLOAT_PORTS) are compared in float32 too. The GPU tests (test_accuracy's `_on_gpu`) check the kernels.
 """
 
 from __future__ import annotations
@@ -47,6 +49,17 @@ PORTS["pseudo_huber"] = 1e-13
 # k0, k0e, k1, k1e: xsf's Cephes code, I0 and I1 from the math library on the device only
 # (the host build keeps Cephes' i0/i1, so this checks the rest of the port: the same doubles).
 PORTS |= {"k0": 0.0, "k0e": 0.0, "k1": 0.0, "k1e": 0.0}
+# logit, rel_entr: log(q) as log1p(m - 1) + k ln 2 (one log1p per element): a few ulps from
+# xsf's log; log_expit: xsf's two branches as one, the same doubles.
+PORTS |= {"logit": 1e-15, "rel_entr": 1e-15, "log_expit": 0.0}
+# Ports whose float32 loop runs in single precision, checked in float32 against the host's
+# float32 loop (xsf's templates in float, as SciPy's loops): largest relative difference
+# (logit: the float division, 1 - p and log1pf each round: 3 ulps seen, 2 from the exact value).
+FLOAT_PORTS = {"logit": 8 * 2.0**-24, "log_expit": 0.0}
+# k0, k0e, k1, k1e: Cephes' Chebyshev series in float (the host's I0/I1 in double, CUDA's
+# cyl_bessel_i0f/i1f on the device): 10 ulps seen just below x = 2, where Clenshaw's
+# rounding is several times the sum; the float32 GPU tolerance is 1e-5.
+FLOAT_PORTS |= {"k0": 16 * 2.0**-24, "k0e": 16 * 2.0**-24, "k1": 16 * 2.0**-24, "k1e": 16 * 2.0**-24}
 # Functions on a log scale, compared absolutely below 1 (betaln is 0 where |B| = 1).
 ABSOLUTE_BELOW_ONE = {"betaln"}
 # Random inputs where the spec's test ranges are mostly outside the real domain (exp1 and
@@ -97,6 +110,12 @@ GRIDS["pseudo_huber"] = list(itertools.product([-1.0, 0.0, 1e-200, 1e-5, 1.0, 3.
 _GAMMA_ARGS = [-200.5, -171.5, -20.0, -3.0, -2.5, -1.0, -0.5, -1e-9, 0.0, 1e-9, 0.5, 1.0, 2.5, 3.0, 10.25, 150.0, 171.0, 172.0, 200.5, 1e7, 1e12, np.inf, -np.inf, np.nan]
 for _name in ("beta", "betaln", "binom", "poch"):
     GRIDS[_name] = list(itertools.product(_GAMMA_ARGS, _GAMMA_ARGS))
+# The bands' edges, 1/2 (logit's zero), the domain's edges and beyond, subnormal ratios.
+GRIDS["logit"] = [(x,) for x in [-1.0, -0.0, 0.0, 1e-310, 1e-40, 1e-10, 0.2999999, 0.3, 0.3000001, 0.4999, 0.5, 0.5001, 0.65, 0.6500001, 0.9999999, 1.0, 1.5, np.inf, -np.inf, np.nan]]
+GRIDS["log_expit"] = [(x,) for x in [-1e300, -800.0, -100.0, -20.0, -1e-10, -0.0, 0.0, 1e-10, 20.0, 100.0, 800.0, 1e300, np.inf, -np.inf, np.nan]]
+# Ratios at 1/2 and 2, near 1, and past the double range (xsf's log(x) - log(y) branch).
+_RE = [-1.0, -0.0, 0.0, 1e-310, 1e-300, 1e-10, 0.5, 1.0, 1.0000000001, 1.9999999, 2.0, 2.0000001, 3.0, 1e300, np.inf, np.nan]
+GRIDS["rel_entr"] = list(itertools.product(_RE, _RE))
 
 
 def xsf_include() -> pathlib.Path:
@@ -119,16 +138,18 @@ def inputs(u, rng):
     return np.stack(rand, axis=1)
 
 
-@pytest.mark.parametrize("name", sorted(PORTS))
-def test_device_port_matches_host_loops(name, tmp_path):
+@pytest.mark.parametrize(
+    ("name", "real"), [(n, "double") for n in sorted(PORTS)] + [(n, "float") for n in sorted(FLOAT_PORTS)]
+)
+def test_device_port_matches_host_loops(name, real, tmp_path):
     if shutil.which("g++") is None:
         pytest.skip("no g++")
     u = UFUNCS[name]
-    args = ", ".join(f"double {a}" for a in u["inputs"])
+    args = ", ".join(f"{real} {a}" for a in u["inputs"])
     call = ", ".join(f"a[{k}]" for k in range(len(u["inputs"])))
     outputs = u.get("outputs", ["out"])
     # Functions of several outputs (airy) write them through references, as in the kernels.
-    refs = "".join(f"double &{o} = o[{k}]; " for k, o in enumerate(outputs))
+    refs = "".join(f"{real} &{o} = o[{k}]; " for k, o in enumerate(outputs))
     body = (lambda e: f"{{ {refs}{e}; }}") if len(outputs) > 1 else (lambda e: f"{{ o[0] = {e}; }}")
     # As the generator emits them: headers (the named preludes' appended), then the named
     # preludes' code, then the function's own prelude.
@@ -136,20 +157,25 @@ def test_device_port_matches_host_loops(name, tmp_path):
     headers = [*u.get("headers", []), *u.get("cuda_headers", []), *(h for p in named for h in p.get("headers", []))]
     includes = "\n".join(f'#include "{h}"' for h in dict.fromkeys(headers))
     preludes = "\n".join([*(p["code"] for p in named), u.get("prelude", "")])
-    # The float64 loop's device expression (a port's float32 loop casts it).
-    port_expr = u.get("cuda_expr") or u["cuda_expr_by_loop"]["d->d"]
+    # The loop's device expression (a float64 port's float32 loop casts it).
+    loop = "f->f" if real == "float" else "d->d"
+    port_expr = u.get("cuda_expr_by_loop", {}).get(loop) or u.get("cuda_expr") or u["cuda_expr_by_loop"]["d->d"]
     src = f"""{includes}
 #include <cstdio>
 {preludes}
-static void host({args}, double *o) {body(u["expr"])}
-static void port({args}, double *o) {body(port_expr)}
+static void host({args}, {real} *o) {body(u["expr"])}
+static void port({args}, {real} *o) {body(port_expr)}
 int main() {{
-    double a[{len(u["inputs"])}], h[{len(outputs)}], p[{len(outputs)}];
+    double in[{len(u["inputs"])}];
+    {real} a[{len(u["inputs"])}], h[{len(outputs)}], p[{len(outputs)}];
     while (true) {{
-        for (double &x : a) if (std::scanf("%lf", &x) != 1) return 0;
+        for (int k = 0; k < {len(u["inputs"])}; ++k) {{
+            if (std::scanf("%lf", &in[k]) != 1) return 0;
+            a[k] = static_cast<{real}>(in[k]);
+        }}
         host({call}, h);
         port({call}, p);
-        for (int k = 0; k < {len(outputs)}; ++k) std::printf("%.17g %.17g ", h[k], p[k]);
+        for (int k = 0; k < {len(outputs)}; ++k) std::printf("%.17g %.17g ", static_cast<double>(h[k]), static_cast<double>(p[k]));
         std::printf("\\n");
     }}
 }}
@@ -163,6 +189,9 @@ int main() {{
     )
     assert cc.returncode == 0, cc.stderr[-4000:]
     x = inputs(u, np.random.default_rng())
+    if real == "float":  # the points the float32 loop sees
+        with np.errstate(over="ignore"):  # 1e300 becomes inf
+            x = x.astype(np.float32).astype(np.float64)
     run = subprocess.run(
         [str(exe)],
         input="\n".join(" ".join(repr(float(v)) for v in row) for row in x) + "\n",
@@ -182,20 +211,21 @@ int main() {{
         want = want if isinstance(want, tuple) else (want,)
         kappas = condition_numbers(f, ref_args, [np.asarray(w) for w in want])
     for k, name_k in enumerate(outputs):
-        check_output(f"{name}.{name_k}" if len(outputs) > 1 else name, x, table[:, 2 * k], table[:, 2 * k + 1], kappas[k], name)
+        label = f"{name}.{name_k}" if len(outputs) > 1 else name
+        check_output(label, x, table[:, 2 * k], table[:, 2 * k + 1], kappas[k], name, real)
 
 
-def check_output(label, x, host, port, kappa, name):
+def check_output(label, x, host, port, kappa, name, real):
     same = (host == port) | (np.isnan(host) & np.isnan(port))
     # Near a zero both may differ by about kappa ulps (ive at negative orders is the difference
     # of two nearly equal terms: kappa 500 at ive(-17.63, 11.853)), as in the accuracy tests.
     with np.errstate(all="ignore"):
-        allowed = PORTS[name] * np.where(kappa > KAPPA_NEAR_ZERO, kappa, 1.0)
+        allowed = (FLOAT_PORTS if real == "float" else PORTS)[name] * np.where(kappa > KAPPA_NEAR_ZERO, kappa, 1.0)
         scale = np.maximum(np.abs(host), 1.0) if name in ABSOLUTE_BELOW_ONE else np.abs(host)
         close = np.abs(port - host) <= allowed * scale
         # Below the smallest normal number compared absolutely, as the accuracy tests do
         # (Cephes' rgamma(172) is 0, the subnormal 8e-310 through lgamma).
-        close |= np.abs(port - host) <= np.finfo(np.float64).tiny
+        close |= np.abs(port - host) <= np.finfo(np.float32 if real == "float" else np.float64).tiny
     bad = ~(same | close)
     assert not bad.any(), (
         f"{label}: port differs from the host loops at {x[bad][:5]}: {host[bad][:5]} vs {port[bad][:5]}"

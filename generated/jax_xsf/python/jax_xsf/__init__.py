@@ -1921,7 +1921,7 @@ def k0(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.k0``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    On CUDA devices computed as ``jax_xsf_bessel_k01::k0(x)`` instead of ``xsf::cephes::k0(x)``.
+    On CUDA devices loop d->d computes ``jax_xsf_bessel_k01::k0(x)``, loop f->f computes ``jax_xsf_bessel_k01::k0f(static_cast<float>(x))``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1937,7 +1937,7 @@ def k0e(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.k0e``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    On CUDA devices computed as ``jax_xsf_bessel_k01::k0e(x)`` instead of ``xsf::cephes::k0e(x)``.
+    On CUDA devices loop d->d computes ``jax_xsf_bessel_k01::k0e(x)``, loop f->f computes ``jax_xsf_bessel_k01::k0ef(static_cast<float>(x))``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1953,7 +1953,7 @@ def k1(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.k1``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    On CUDA devices computed as ``jax_xsf_bessel_k01::k1(x)`` instead of ``xsf::cephes::k1(x)``.
+    On CUDA devices loop d->d computes ``jax_xsf_bessel_k01::k1(x)``, loop f->f computes ``jax_xsf_bessel_k01::k1f(static_cast<float>(x))``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1969,7 +1969,7 @@ def k1e(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.k1e``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
-    On CUDA devices computed as ``jax_xsf_bessel_k01::k1e(x)`` instead of ``xsf::cephes::k1e(x)``.
+    On CUDA devices loop d->d computes ``jax_xsf_bessel_k01::k1e(x)``, loop f->f computes ``jax_xsf_bessel_k01::k1ef(static_cast<float>(x))``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2200,6 +2200,7 @@ def log_expit(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.log_expit``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``jax_xsf_log1::log_expit(x)`` instead of ``xsf::log_expit(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2261,6 +2262,7 @@ def logit(p, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.logit``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``jax_xsf_log1::logit(p)`` instead of ``xsf::logit(p)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2966,6 +2968,7 @@ def rel_entr(x, y, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.rel_entr``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``jax_xsf_log1::rel_entr(x, y)`` instead of ``xsf::rel_entr(x, y)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a

@@ -54,6 +54,71 @@ XSF_HOST_DEVICE inline double k1e(double x) {
     if (x < 0.0) return nan;
     return x <= 2.0 ? k1_small(x) * std::exp(x) : xsf::cephes::k1e(x);
 }
+// Float32 in single precision, as cupyx's k0f/k1f: the same Cephes series over float copies
+// of xsf's coefficients (made at compile time: one table), CUDA's single-precision I0/I1.
+template <int N>
+struct ftable {
+    float c[N];
+};
+template <int N>
+constexpr ftable<N> to_float(const double (&a)[N]) {
+    ftable<N> t{};
+    for (int i = 0; i < N; ++i) t.c[i] = static_cast<float>(a[i]);
+    return t;
+}
+constexpr ftable<10> k0_A = to_float(xsf::cephes::detail::k0_A);
+constexpr ftable<25> k0_B = to_float(xsf::cephes::detail::k0_B);
+constexpr ftable<11> k1_A = to_float(xsf::cephes::detail::k1_A);
+constexpr ftable<25> k1_B = to_float(xsf::cephes::detail::k1_B);
+template <int N>
+XSF_HOST_DEVICE inline float chbevl(float x, const ftable<N> &t) {  // xsf::cephes::chbevl
+    float b0 = t.c[0], b1 = 0.0f, b2 = 0.0f;
+    for (int i = 1; i < N; ++i) {
+        b2 = b1;
+        b1 = b0;
+        b0 = x * b1 - b2 + t.c[i];
+    }
+    return 0.5f * (b0 - b2);
+}
+XSF_HOST_DEVICE inline float i0f(float x) {
+#ifdef __CUDACC__
+    return cyl_bessel_i0f(x);
+#else
+    return static_cast<float>(xsf::cephes::i0(x));
+#endif
+}
+XSF_HOST_DEVICE inline float i1f(float x) {
+#ifdef __CUDACC__
+    return cyl_bessel_i1f(x);
+#else
+    return static_cast<float>(xsf::cephes::i1(x));
+#endif
+}
+// x in (0, 2]: K0 and K1 there; past 2 the scaled forms' series (no exp: e^x K never overflows).
+XSF_HOST_DEVICE inline float k0_smallf(float x) { return chbevl(x * x - 2.0f, k0_A) - logf(0.5f * x) * i0f(x); }
+XSF_HOST_DEVICE inline float k1_smallf(float x) { return logf(0.5f * x) * i1f(x) + chbevl(x * x - 2.0f, k1_A) / x; }
+XSF_HOST_DEVICE inline float k0e_largef(float x) { return chbevl(8.0f / x - 2.0f, k0_B) / sqrtf(x); }
+XSF_HOST_DEVICE inline float k1e_largef(float x) { return chbevl(8.0f / x - 2.0f, k1_B) / sqrtf(x); }
+XSF_HOST_DEVICE inline float k0f(float x) {
+    if (x == 0.0f) return static_cast<float>(inf);
+    if (!(x > 0.0f)) return static_cast<float>(nan);
+    return x <= 2.0f ? k0_smallf(x) : expf(-x) * k0e_largef(x);
+}
+XSF_HOST_DEVICE inline float k0ef(float x) {
+    if (x == 0.0f) return static_cast<float>(inf);
+    if (!(x > 0.0f)) return static_cast<float>(nan);
+    return x <= 2.0f ? k0_smallf(x) * expf(x) : k0e_largef(x);
+}
+XSF_HOST_DEVICE inline float k1f(float x) {
+    if (x == 0.0f) return static_cast<float>(inf);
+    if (!(x > 0.0f)) return static_cast<float>(nan);
+    return x <= 2.0f ? k1_smallf(x) : expf(-x) * k1e_largef(x);
+}
+XSF_HOST_DEVICE inline float k1ef(float x) {
+    if (x == 0.0f) return static_cast<float>(inf);
+    if (!(x > 0.0f)) return static_cast<float>(nan);
+    return x <= 2.0f ? k1_smallf(x) * expf(x) : k1e_largef(x);
+}
 }
 
 extern "C" __global__ void bg_jax_xsf_k1__f_f(const bridgegen::Geometry<1> bg_geom, const float *__restrict__ bg_in0, float *bg_out0) {
@@ -61,7 +126,7 @@ extern "C" __global__ void bg_jax_xsf_k1__f_f(const bridgegen::Geometry<1> bg_ge
         long long bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<double>(jax_xsf_bessel_k01::k1(x)));
+        bg_out0[bg_i] = static_cast<float>(static_cast<double>(jax_xsf_bessel_k01::k1f(static_cast<float>(x))));
     }
 }
 

@@ -3,15 +3,75 @@
 // NVRTC at build time (`bridgegen build`) with CuPy's options.
 #include <cupy/complex.cuh>
 #include <bridgegen/kernel.cuh>
+#include <cuda/std/cmath>
+
+// CuPy 14.2's xsf/config.h maps `std::` math onto libcu++ for double only, without fabs,
+// expm1, tanh, real, imag: the names this function's headers call, declared before them (their
+// non-template code looks the names up where it is defined).
+namespace std {
+__host__ __device__ inline double fabs(double x) { return ::fabs(x); }
+__host__ __device__ inline float fabs(float x) { return ::fabsf(x); }
+using cuda::std::expm1;
+using cuda::std::tanh;
+template <typename T>
+__host__ __device__ T real(const thrust::complex<T> &z) { return z.real(); }
+template <typename T>
+__host__ __device__ T imag(const thrust::complex<T> &z) { return z.imag(); }
+}  // namespace std
 
 #include "xsf/log_exp.h"
+#include "xsf/convex_analysis.h"
+namespace jax_xsf_log1 {
+// xsf's logit and rel_entr take log1p of a small difference where the ratio is near 1 and log
+// of the ratio elsewhere; on a GPU a warp whose lanes take both branches runs both calls one
+// after the other (1.6-1.9x cupyx's kernel, which calls log alone and loses the digits near
+// 1). Here every lane calls log1p once: log(q) = log1p(m - 1) + k ln 2 for q = m 2^k, m in
+// [0.5, 1) from frexp, where m - 1 is exact. 0 gives -inf, inf inf, negatives and NaN NaN.
+XSF_HOST_DEVICE inline double log1p_or_log(bool near, double u, double q) {
+    int k = 0;
+    const double m = frexp(q, &k);
+    return log1p(near ? u : m - 1.0) + (near ? 0.0 : k * 0.69314718055994530942);
+}
+XSF_HOST_DEVICE inline float log1p_or_log(bool near, float u, float q) {
+    int k = 0;
+    const float m = frexpf(q, &k);
+    return log1pf(near ? u : m - 1.0f) + (near ? 0.0f : k * 0.693147180559945f);
+}
+// xsf::logit: the same bands (log1p(s) - log1p(-s) = log1p(s / (1 - p)) for s = 2p - 1).
+template <typename T>
+XSF_HOST_DEVICE inline T logit(T p) {
+    const T s = 2 * (p - T(0.5));  // exact in the band
+    return log1p_or_log(!(p < 0.3 || p > 0.65), s / (1 - p), p / (1 - p));
+}
+// xsf::log_expit: x - log1p(e^x) below 0, -log1p(e^-x) above, with one exp and one log1p.
+XSF_HOST_DEVICE inline double log_expit(double x) {
+    const double r = -log1p(exp(-fabs(x)));
+    return x < 0 ? x + r : r;
+}
+XSF_HOST_DEVICE inline float log_expit(float x) {
+    const float r = -log1pf(expf(-fabsf(x)));
+    return x < 0 ? x + r : r;
+}
+// xsf::rel_entr: the band 0.5 < x / y < 2 decided without the division (y > 0 here).
+XSF_HOST_DEVICE inline double rel_entr(double x, double y) {
+    if (!(x > 0 && y > 0)) {  // as xsf
+        return x != x || y != y ? x + y : x == 0 && y >= 0 ? 0.0 : std::numeric_limits<double>::infinity();
+    }
+    const bool near = 0.5 * y < x && x < 2 * y;
+    const double q = (near ? x - y : x) / y;
+    if (!near && !(std::numeric_limits<double>::min() < q && q < std::numeric_limits<double>::infinity())) {
+        return xsf::rel_entr(x, y);  // x / y under- or overflows: log(x) - log(y), as xsf
+    }
+    return x * log1p_or_log(near, q, q);
+}
+}
 
 extern "C" __global__ void bg_jax_xsf_log_expit__f_f(const bridgegen::Geometry<1> bg_geom, const float *__restrict__ bg_in0, float *bg_out0) {
     BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
         long long bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const float x = static_cast<float>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<float>(xsf::log_expit(x)));
+        bg_out0[bg_i] = static_cast<float>(static_cast<float>(jax_xsf_log1::log_expit(x)));
     }
 }
 
@@ -20,6 +80,6 @@ extern "C" __global__ void bg_jax_xsf_log_expit__d_d(const bridgegen::Geometry<1
         long long bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<double>(static_cast<double>(xsf::log_expit(x)));
+        bg_out0[bg_i] = static_cast<double>(static_cast<double>(jax_xsf_log1::log_expit(x)));
     }
 }

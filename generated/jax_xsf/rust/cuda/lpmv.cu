@@ -10,6 +10,10 @@ namespace jax_xsf_lpmv {
 // specfun.h includes <memory>, which NVRTC lacks, so the device runs this port of this xsf's
 // specfun::lpmv/lpmv0/psi_spec: the same series, recursion and int arithmetic, so device
 // results follow the host loops to rounding (only specfun's gamma2 becomes CUDA's tgamma).
+// Each series term's factor is computed apart from the running term (r *= f, as cupyx):
+// specfun's r = 0.5 * r * ... / ... puts a division on the loop-carried chain, which made
+// this kernel 2.2-2.5x cupyx's (H100, 2026-12-05; 2.8x on a CPU core with the same count of
+// terms: docs/benchmarks-log.md).
 XSF_HOST_DEVICE inline double sign_pow(int n) { return (n & 1) ? -1.0 : 1.0; }  // pow(-1, n)
 XSF_HOST_DEVICE inline double psi(double x) {
     const double el = 0.5772156649015329, pi = 3.141592653589793;
@@ -49,13 +53,13 @@ XSF_HOST_DEVICE inline double lpmv0(double v, int m, double x) {  // degree v >=
         double rg = v * (v + m), r0 = 1.0;
         for (int j = 1; j <= m - 1; j++) rg *= (v * v - j * j);
         const double xq = sqrt(1.0 - x * x);
-        for (int j = 1; j <= m; j++) r0 = 0.5 * r0 * xq / j;
+        for (int j = 1; j <= m; j++) r0 *= 0.5 * xq / j;
         c0 = r0 * rg;
     }
     if (v0 == 0.0) {  // DLMF 14.3.4, 14.7.17, 15.2.4
         pmv = 1.0, r = 1.0;
         for (int k = 1; k <= nv - m; k++) {
-            r = 0.5 * r * (-nv + m + k - 1.0) * (nv + m + k) / (k * (k + m)) * (1.0 + x);
+            r *= 0.5 * (-nv + m + k - 1.0) * (nv + m + k) / (k * (k + m)) * (1.0 + x);
             pmv += r;
         }
         return sign_pow(nv) * c0 * pmv;
@@ -63,7 +67,7 @@ XSF_HOST_DEVICE inline double lpmv0(double v, int m, double x) {  // degree v >=
     if (x >= -0.35) {  // DLMF 14.3.4, 15.2.1
         pmv = 1.0, r = 1.0;
         for (int k = 1; k <= 100; k++) {
-            r = 0.5 * r * (-v + m + k - 1.0) * (v + m + k) / (k * (m + k)) * (1.0 - x);
+            r *= 0.5 * (-v + m + k - 1.0) * (v + m + k) / (k * (m + k)) * (1.0 - x);
             pmv += r;
             if (k > 12 && fabs(r / pmv) < eps) break;
         }
@@ -76,7 +80,7 @@ XSF_HOST_DEVICE inline double lpmv0(double v, int m, double x) {  // degree v >=
         double r2 = 1.0, s0 = 1.0, r1 = 1.0;
         for (int j = 1; j <= m; j++) r2 *= qr * j;
         for (int k = 1; k <= m - 1; k++) {
-            r1 = 0.5 * r1 * (-v + k - 1) * (v + k) / (k * (k - m)) * (1.0 + x);
+            r1 *= 0.5 * (-v + k - 1) * (v + k) / (k * (k - m)) * (1.0 + x);
             s0 += r1;
         }
         pv0 = -vs * r2 / m * s0;
@@ -87,7 +91,7 @@ XSF_HOST_DEVICE inline double lpmv0(double v, int m, double x) {  // degree v >=
     pmv = pa + s1 - 1.0 / (m - v) + log(0.5 * (1.0 + x));
     r = 1.0;
     for (int k = 1; k <= 100; k++) {
-        r = 0.5 * r * (-v + m + k - 1.0) * (v + m + k) / (k * (k + m)) * (1.0 + x);
+        r *= 0.5 * (-v + m + k - 1.0) * (v + m + k) / (k * (k + m)) * (1.0 + x);
         double s = 0.0, s2 = 0.0;
         for (int j = 1; j <= m; j++) s += ((k + j) * (k + j) + v * v) / ((k + j) * ((k + j) * (k + j) - v * v));
         for (int j = 1; j <= k; j++) s2 = s2 + 1.0 / (j * (j * j - v * v));
