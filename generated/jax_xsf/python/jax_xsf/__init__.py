@@ -2467,6 +2467,7 @@ def nbdtr(k, n, p, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.nbdtr``.
     Type loops: iif->f, llf->f, iid->d, lld->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``xsf::cephes::nbdtr(static_cast<int>(k), static_cast<int>(n), p)`` instead of ``xsf::nbdtr(static_cast<int>(k), static_cast<int>(n), p)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2482,6 +2483,7 @@ def nbdtrc(k, n, p, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.nbdtrc``.
     Type loops: iif->f, llf->f, iid->d, lld->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``xsf::cephes::nbdtrc(static_cast<int>(k), static_cast<int>(n), p)`` instead of ``xsf::nbdtrc(static_cast<int>(k), static_cast<int>(n), p)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a

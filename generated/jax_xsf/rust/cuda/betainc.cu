@@ -161,17 +161,22 @@ XSF_HOST_DEVICE inline double binom(double n, double k) {
     return 1 / (n + 1) / beta(1 + n - k, 1 + k);
 }
 }  // namespace jax_xsf_gamma_device
-
 #ifdef __CUDACC__
-// incbet.h is included here, not through cuda_headers, so that its unqualified beta(a, b) and
-// lbeta(a, b) calls (its only ones: CuPy 14.2's xsf) see these macros; beta.h came first with
-// gamma_device's headers, so its definitions are untouched.
+// incbet's closing factor 1 / B(a, b) (or lbeta) from gamma_device's beta and lbeta, over the
+// math library's tgamma/lgamma as cupyx's incbet port calls them, where xsf's Cephes Gamma
+// made betainc 1.5x and nbdtr 1.2x cupyx's kernel (docs/benchmarks-log.md, 2026-12-05).
+// The headers are included here, not through cuda_headers, so that incbet.h's unqualified
+// beta(a, b) and lbeta(a, b) calls (its only ones in CuPy 14.2's xsf; incbi.h and nbdtr.h have
+// none) see these macros; beta.h came first with gamma_device's headers, so its definitions
+// are untouched. A function using this lists gamma_device before it and no cuda_headers.
 #define beta(a, b) ::jax_xsf_gamma_device::beta(a, b)
 #define lbeta(a, b) ::jax_xsf_gamma_device::lbeta(a, b)
 #include "xsf/cephes/incbet.h"
+#include "xsf/cephes/nbdtr.h"
 #undef beta
 #undef lbeta
 #endif
+
 namespace jax_xsf_betainc {
 // SciPy's (Boost's) limits at a = 0 or b = 0 (a point mass at 0 or at 1), NaN outside the domain.
 XSF_HOST_DEVICE inline double eval(double a, double b, double x) {

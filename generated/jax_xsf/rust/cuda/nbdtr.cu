@@ -4,7 +4,178 @@
 #include <cupy/complex.cuh>
 #include <bridgegen/kernel.cuh>
 
-#include "xsf/stats.h"
+#include "xsf/cephes/beta.h"
+#include "xsf/cephes/poch.h"
+#include "xsf/cephes/gamma.h"
+namespace jax_xsf_gamma_device {
+// xsf's Cephes beta, lbeta, poch and binom with Cephes' Gamma, rgamma and lgam replaced by
+// the math library's tgamma and lgamma, for the CUDA kernels: what cupyx's ports of the same
+// Cephes code call there, where xsf's Cephes versions made these kernels 2.3-2.8x slower
+// (docs/benchmarks-log.md, 2026-12-05). The branches and constants are xsf's; the rare
+// branches (negative integer arguments, the asymptotic form) call xsf as they are.
+// tests/python/test_device_ports.py compares these with the host loops.
+namespace detail {
+// Below -170 Cephes' Gamma underflows to 0 where Gamma(x) is subnormal, and SciPy's beta,
+// betaln and binom follow it: Cephes there (rare), the math library elsewhere.
+XSF_HOST_DEVICE inline double gam(double x) { return x < -170 ? xsf::cephes::Gamma(x) : tgamma(x); }
+XSF_HOST_DEVICE inline double rgam(double x) {
+    if (x < -170) return xsf::cephes::rgamma(x);
+    return (x <= 0 && x == std::floor(x)) ? 0.0 : 1.0 / tgamma(x);
+}
+// log|Gamma(x)| and its sign, as Cephes' lgam_sgn (sign 1 at the poles).
+XSF_HOST_DEVICE inline double lgam_sgn(double x, int *sign) {
+    *sign = (x < 0 && x != std::floor(x) && std::fmod(std::floor(x), 2.0) != 0) ? -1 : 1;
+    return lgamma(x);
+}
+}  // namespace detail
+
+XSF_HOST_DEVICE inline double beta(double a, double b) {
+    namespace c = xsf::cephes::detail;
+    const double inf = std::numeric_limits<double>::infinity();
+    int sign = 1;
+    if (a <= 0.0 && a == std::floor(a)) return a == static_cast<int>(a) ? c::beta_negint(static_cast<int>(a), b) : inf;
+    if (b <= 0.0 && b == std::floor(b)) return b == static_cast<int>(b) ? c::beta_negint(static_cast<int>(b), a) : inf;
+    if (std::abs(a) < std::abs(b)) {
+        const double t = a;
+        a = b;
+        b = t;
+    }
+    if (std::abs(a) > c::beta_ASYMP_FACTOR * std::abs(b) && a > c::beta_ASYMP_FACTOR) {
+        const double y = c::lbeta_asymp(a, b, &sign);
+        return sign * std::exp(y);
+    }
+    double y = a + b;
+    if (std::abs(y) > c::MAXGAM || std::abs(a) > c::MAXGAM || std::abs(b) > c::MAXGAM) {
+        int s;
+        y = detail::lgam_sgn(y, &s);
+        sign *= s;
+        y = detail::lgam_sgn(b, &s) - y;
+        sign *= s;
+        y = detail::lgam_sgn(a, &s) + y;
+        sign *= s;
+        return y > c::MAXLOG ? sign * inf : sign * std::exp(y);
+    }
+    y = detail::rgam(y);
+    a = detail::gam(a);
+    b = detail::gam(b);
+    if (std::isinf(y)) return sign * inf;
+    if (std::abs(std::abs(a * y) - 1.0) > std::abs(std::abs(b * y) - 1.0)) return (b * y) * a;
+    return (a * y) * b;
+}
+
+XSF_HOST_DEVICE inline double lbeta(double a, double b) {
+    namespace c = xsf::cephes::detail;
+    const double inf = std::numeric_limits<double>::infinity();
+    int sign = 1;
+    if (a <= 0.0 && a == std::floor(a)) return a == static_cast<int>(a) ? c::lbeta_negint(static_cast<int>(a), b) : inf;
+    if (b <= 0.0 && b == std::floor(b)) return b == static_cast<int>(b) ? c::lbeta_negint(static_cast<int>(b), a) : inf;
+    if (std::abs(a) < std::abs(b)) {
+        const double t = a;
+        a = b;
+        b = t;
+    }
+    if (std::abs(a) > c::beta_ASYMP_FACTOR * std::abs(b) && a > c::beta_ASYMP_FACTOR) return c::lbeta_asymp(a, b, &sign);
+    double y = a + b;
+    if (std::abs(y) > c::MAXGAM || std::abs(a) > c::MAXGAM || std::abs(b) > c::MAXGAM) {
+        int s;
+        y = detail::lgam_sgn(y, &s);
+        y = detail::lgam_sgn(b, &s) - y;
+        return detail::lgam_sgn(a, &s) + y;
+    }
+    y = detail::rgam(y);
+    a = detail::gam(a);
+    b = detail::gam(b);
+    if (std::isinf(y)) return sign * inf;
+    y = std::abs(std::abs(a * y) - 1.0) > std::abs(std::abs(b * y) - 1.0) ? (b * y) * a : (a * y) * b;
+    return std::log(std::abs(y));
+}
+
+XSF_HOST_DEVICE inline double poch(double a, double m) {
+    namespace c = xsf::cephes::detail;
+    double r = 1.0;
+    // Reduce |m| below 1 by the recurrences (xsf's loop, unchanged).
+    while (m >= 1.0) {
+        if (a + m == 1) break;
+        m -= 1.0;
+        r *= (a + m);
+        if (!std::isfinite(r) || r == 0) break;
+    }
+    while (m <= -1.0) {
+        if (a + m == 0) break;
+        r /= (a + m);
+        m += 1.0;
+        if (!std::isfinite(r) || r == 0) break;
+    }
+    if (m == 0) return r;
+    if (a > 1e4 && std::abs(m) <= 1) {
+        return r * std::pow(a, m) *
+               (1 + m * (m - 1) / (2 * a) + m * (m - 1) * (m - 2) * (3 * m - 1) / (24 * a * a) +
+                m * m * (m - 1) * (m - 1) * (m - 2) * (m - 3) / (48 * a * a * a));
+    }
+    if (c::is_nonpos_int(a + m) && !c::is_nonpos_int(a) && a + m != m) return std::numeric_limits<double>::infinity();
+    if (!c::is_nonpos_int(a + m) && c::is_nonpos_int(a)) return 0;
+    return r * std::exp(lgamma(a + m) - lgamma(a)) * xsf::cephes::gammasgn(a + m) * xsf::cephes::gammasgn(a);
+}
+
+XSF_HOST_DEVICE inline double binom(double n, double k) {
+    double kx, nx, num, den, dk, sgn;
+    if (n < 0 && n == std::floor(n)) return std::numeric_limits<double>::quiet_NaN();
+    kx = std::floor(k);
+    if (k == kx && (std::abs(n) > 1E-8 || n == 0)) {
+        // Integer k: the multiplication formula (exact where the result is an integer).
+        nx = std::floor(n);
+        if (nx == n && kx > nx / 2 && nx > 0) kx = nx - kx;
+        if (kx >= 0 && kx < 20) {
+            num = 1.0;
+            den = 1.0;
+            for (int i = 1; i < 1 + static_cast<int>(kx); i++) {
+                num *= i + n - kx;
+                den *= i;
+                if (std::abs(num) > 1E50) {
+                    num /= den;
+                    den = 1.0;
+                }
+            }
+            return num / den;
+        }
+    }
+    if (n >= 1E10 * k && k > 0) return std::exp(-lbeta(1 + n - k, 1 + k) - std::log(n + 1));
+    if (k > 1E8 * std::abs(n)) {
+        num = detail::gam(1 + n) / std::abs(k) + detail::gam(1 + n) * n / (2 * k * k);
+        num /= M_PI * std::pow(std::abs(k), n);
+        if (k > 0) {
+            kx = std::floor(k);
+            if (static_cast<int>(kx) == kx) {
+                dk = k - kx;
+                sgn = (static_cast<int>(kx) % 2 == 0) ? 1 : -1;
+            } else {
+                dk = k;
+                sgn = 1;
+            }
+            return num * std::sin((dk - n) * M_PI) * sgn;
+        }
+        kx = std::floor(k);
+        if (static_cast<int>(kx) == kx) return 0;
+        return num * std::sin(k * M_PI);
+    }
+    return 1 / (n + 1) / beta(1 + n - k, 1 + k);
+}
+}  // namespace jax_xsf_gamma_device
+#ifdef __CUDACC__
+// incbet's closing factor 1 / B(a, b) (or lbeta) from gamma_device's beta and lbeta, over the
+// math library's tgamma/lgamma as cupyx's incbet port calls them, where xsf's Cephes Gamma
+// made betainc 1.5x and nbdtr 1.2x cupyx's kernel (docs/benchmarks-log.md, 2026-12-05).
+// The headers are included here, not through cuda_headers, so that incbet.h's unqualified
+// beta(a, b) and lbeta(a, b) calls (its only ones in CuPy 14.2's xsf; incbi.h and nbdtr.h have
+// none) see these macros; beta.h came first with gamma_device's headers, so its definitions
+// are untouched. A function using this lists gamma_device before it and no cuda_headers.
+#define beta(a, b) ::jax_xsf_gamma_device::beta(a, b)
+#define lbeta(a, b) ::jax_xsf_gamma_device::lbeta(a, b)
+#include "xsf/cephes/incbet.h"
+#include "xsf/cephes/nbdtr.h"
+#undef beta
+#undef lbeta
+#endif
 
 extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_nbdtr__iif_f(const bridgegen::Geometry<3> bg_geom, const int *__restrict__ bg_in0, const int *__restrict__ bg_in1, const float *__restrict__ bg_in2, float *bg_out0) {
     BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
@@ -13,7 +184,7 @@ extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_nbdtr__iif_f(const bridgeg
         const long long k = static_cast<long long>(bg_in0[bg_off[0]]);
         const long long n = static_cast<long long>(bg_in1[bg_off[1]]);
         const double p = static_cast<double>(bg_in2[bg_off[2]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<double>(xsf::nbdtr(static_cast<int>(k), static_cast<int>(n), p)));
+        bg_out0[bg_i] = static_cast<float>(static_cast<double>(xsf::cephes::nbdtr(static_cast<int>(k), static_cast<int>(n), p)));
     }
 }
 
@@ -24,7 +195,7 @@ extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_nbdtr__llf_f(const bridgeg
         const long long k = static_cast<long long>(bg_in0[bg_off[0]]);
         const long long n = static_cast<long long>(bg_in1[bg_off[1]]);
         const double p = static_cast<double>(bg_in2[bg_off[2]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<double>(xsf::nbdtr(static_cast<int>(k), static_cast<int>(n), p)));
+        bg_out0[bg_i] = static_cast<float>(static_cast<double>(xsf::cephes::nbdtr(static_cast<int>(k), static_cast<int>(n), p)));
     }
 }
 
@@ -35,7 +206,7 @@ extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_nbdtr__iid_d(const bridgeg
         const long long k = static_cast<long long>(bg_in0[bg_off[0]]);
         const long long n = static_cast<long long>(bg_in1[bg_off[1]]);
         const double p = static_cast<double>(bg_in2[bg_off[2]]);
-        bg_out0[bg_i] = static_cast<double>(static_cast<double>(xsf::nbdtr(static_cast<int>(k), static_cast<int>(n), p)));
+        bg_out0[bg_i] = static_cast<double>(static_cast<double>(xsf::cephes::nbdtr(static_cast<int>(k), static_cast<int>(n), p)));
     }
 }
 
@@ -46,6 +217,6 @@ extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_nbdtr__lld_d(const bridgeg
         const long long k = static_cast<long long>(bg_in0[bg_off[0]]);
         const long long n = static_cast<long long>(bg_in1[bg_off[1]]);
         const double p = static_cast<double>(bg_in2[bg_off[2]]);
-        bg_out0[bg_i] = static_cast<double>(static_cast<double>(xsf::nbdtr(static_cast<int>(k), static_cast<int>(n), p)));
+        bg_out0[bg_i] = static_cast<double>(static_cast<double>(xsf::cephes::nbdtr(static_cast<int>(k), static_cast<int>(n), p)));
     }
 }
