@@ -27,21 +27,23 @@ namespace jax_xsf_log1 {
 // after the other (1.6-1.9x cupyx's kernel, which calls log alone and loses the digits near
 // 1). Here every lane calls log1p once: log(q) = log1p(m - 1) + k ln 2 for q = m 2^k, m in
 // [0.5, 1) from frexp, where m - 1 is exact. 0 gives -inf, inf inf, negatives and NaN NaN.
-XSF_HOST_DEVICE inline double log1p_or_log(bool near, double u, double q) {
+// near: q is the small ratio (a - b) / b and the result log1p(q); else log(q).
+XSF_HOST_DEVICE inline double log1p_or_log(bool near, double q) {
     int k = 0;
     const double m = frexp(q, &k);
-    return log1p(near ? u : m - 1.0) + (near ? 0.0 : k * 0.69314718055994530942);
+    return log1p(near ? q : m - 1.0) + (near ? 0.0 : k * 0.69314718055994530942);
 }
-XSF_HOST_DEVICE inline float log1p_or_log(bool near, float u, float q) {
+XSF_HOST_DEVICE inline float log1p_or_log(bool near, float q) {
     int k = 0;
     const float m = frexpf(q, &k);
-    return log1pf(near ? u : m - 1.0f) + (near ? 0.0f : k * 0.693147180559945f);
+    return log1pf(near ? q : m - 1.0f) + (near ? 0.0f : k * 0.693147180559945f);
 }
-// xsf::logit: the same bands (log1p(s) - log1p(-s) = log1p(s / (1 - p)) for s = 2p - 1).
+// xsf::logit: the same bands (log1p(s) - log1p(-s) = log1p(s / (1 - p)) for s = 2p - 1, exact
+// in the band), one division.
 template <typename T>
 XSF_HOST_DEVICE inline T logit(T p) {
-    const T s = 2 * (p - T(0.5));  // exact in the band
-    return log1p_or_log(!(p < 0.3 || p > 0.65), s / (1 - p), p / (1 - p));
+    const bool near = !(p < 0.3 || p > 0.65);
+    return log1p_or_log(near, (near ? 2 * (p - T(0.5)) : p) / (1 - p));
 }
 // xsf::log_expit: x - log1p(e^x) below 0, -log1p(e^-x) above, with one exp and one log1p.
 XSF_HOST_DEVICE inline double log_expit(double x) {
@@ -62,7 +64,7 @@ XSF_HOST_DEVICE inline double rel_entr(double x, double y) {
     if (!near && !(std::numeric_limits<double>::min() < q && q < std::numeric_limits<double>::infinity())) {
         return xsf::rel_entr(x, y);  // x / y under- or overflows: log(x) - log(y), as xsf
     }
-    return x * log1p_or_log(near, q, q);
+    return x * log1p_or_log(near, q);
 }
 }
 
