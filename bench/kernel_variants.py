@@ -4,18 +4,22 @@ CuPy's NVRTC and CuPy's options and times it with CUDA events at 2^26 elements, 
 
 - `generated/<k>`: the same kernel with the grid capped at k blocks per multiprocessor
   (the runtime's choice is `BLOCKS_PER_SM` in runtime/rust/src/cuda/module.rs);
+- `unroll<u>/<k>`: the same kernel with its grid-stride loop unrolled u times
+  (`#pragma unroll`), so a thread may issue several elements' loads before their stores;
 - linear32: the function's expression in the simplest kernel (32-bit index, one element
   per thread, contiguous data), as a yardstick;
 - cupy: the cupyx.scipy.special ufunc writing into a preallocated output;
 - copy: a device-to-device copy of the input (the memory-bound ceiling).
 
 Run: python bench/kernel_variants.py [--json out.json]
+(`SIZES=22,24` picks the sizes as log2, default 26; `ONLY=exp10,exp2` the functions.)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 from pathlib import Path
 
@@ -26,10 +30,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated" / "jax_xsf" / "rust" / "cuda"
 RUNTIME_INCLUDE = ROOT / "runtime" / "rust" / "include"
-N = 1 << 26
+SIZES = [1 << int(s) for s in os.environ.get("SIZES", "26").split(",")]
+ONLY = [f for f in os.environ.get("ONLY", "").split(",") if f]
 BLOCK = 128
 SMS = cupy.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
-CAPS = [16, 32, 64]
+CAPS = [16, 32, 64, 128]
+UNROLLS = [2, 4]
 
 # function -> (header, expression over `x`, input range)
 # (the device expression of specs/xsf.toml: `cuda_expr` where it has one)
@@ -37,6 +43,8 @@ CASES = {
     "gammaln": ("xsf/gamma.h", "lgamma(x)", (0.1, 100.0)),
     "digamma": ("xsf/digamma.h", "xsf::digamma(x)", (0.1, 100.0)),
     "exp2": ("xsf/cephes/exp2.h", "exp2(x)", (-20.0, 20.0)),
+    # Both call CUDA's exp10 (the spec's cuda_expr, cupyx's kernel): a pure template comparison.
+    "exp10": ("xsf/cephes/exp10.h", "exp10(x)", (-10.0, 10.0)),
     "expit": ("xsf/log_exp.h", "xsf::expit(x)", (-8.0, 8.0)),
     "ndtr": ("xsf/stats.h", "xsf::ndtr(x)", (-8.0, 8.0)),
 }
@@ -71,6 +79,11 @@ extern "C" __global__ void linear32(const {ctype} *__restrict__ in, {ctype} *__r
 """
 
 
+def unrolled(source, u):
+    """The generated kernels with the grid-stride loop unrolled `u` times."""
+    return source.replace("BRIDGEGEN_FOR_EACH(", f'_Pragma("unroll {u}") BRIDGEGEN_FOR_EACH(')
+
+
 def geometry(n):
     """`bridgegen::Geometry<1>` of a contiguous 1-d operand: n, ndim, shape[8], strides[1][8]."""
     words = np.zeros(18, dtype=np.int64)
@@ -98,36 +111,45 @@ def main():
     args = ap.parse_args()
     opts = options()
     rows = []
-    full = (N + BLOCK - 1) // BLOCK
     for fn, (header, expr, (lo, hi)) in CASES.items():
+        if ONLY and fn not in ONLY:
+            continue
         source = (GENERATED / f"{fn}.cu").read_text()
         module = cupy.RawModule(code=source, options=opts)
+        unrolled_modules = {u: cupy.RawModule(code=unrolled(source, u), options=opts) for u in UNROLLS}
         for dtype in ["float32", "float64"]:
             c = CODE[dtype]
             ctype = CTYPE[dtype]
             # What the generated loop computes in: an `f->f as d->d` loop computes in double.
             body = source.split(f"__{c}_{c}(")[1].split("extern")[0]
             compute = "double" if "const double" in body and ctype == "float" else ctype
-            x = cupy.asarray(np.random.default_rng(0).uniform(lo, hi, N).astype(dtype))
-            out = cupy.empty_like(x)
-            kernel = module.get_function(f"bg_jax_xsf_{fn}__{c}_{c}")
-            g = geometry(N)
-            timings = {"generated": time_events(lambda: kernel((full,), (BLOCK,), (g, x, out)))}
-            for k in CAPS:
-                grid = min(full, SMS * k)
-                timings[f"generated/{k}"] = time_events(lambda: kernel((grid,), (BLOCK,), (g, x, out)))
             lin = cupy.RawModule(code=linear_source(header, expr, ctype, compute), options=opts).get_function("linear32")
-            timings["linear32"] = time_events(lambda: lin((full,), (BLOCK,), (x, out, np.int32(N))))
-            cf = getattr(cps, fn)
-            timings["cupy"] = time_events(lambda: cf(x, out=out))
-            timings["copy"] = time_events(lambda: out.data.copy_from_device_async(x.data, x.nbytes))
-            for variant, us in timings.items():
-                print(
-                    f"{fn:8s} {dtype:8s} {variant:13s} {us:8.1f} us  {us / timings['cupy']:.2f}x cupy  "
-                    f"{timings['copy'] / us:4.0%} of copy bandwidth  (computes in {compute})",
-                    flush=True,
-                )
-                rows.append(dict(function=fn, dtype=dtype, variant=variant, microseconds=us, compute=compute))
+            for n in SIZES:
+                full = (n + BLOCK - 1) // BLOCK
+                x = cupy.asarray(np.random.default_rng(0).uniform(lo, hi, n).astype(dtype))
+                out = cupy.empty_like(x)
+                kernel = module.get_function(f"bg_jax_xsf_{fn}__{c}_{c}")
+                g = geometry(n)
+                timings = {"generated": time_events(lambda: kernel((full,), (BLOCK,), (g, x, out)))}
+                for k in CAPS:
+                    grid = min(full, SMS * k)
+                    timings[f"generated/{k}"] = time_events(lambda: kernel((grid,), (BLOCK,), (g, x, out)))
+                for u, m in unrolled_modules.items():
+                    ku = m.get_function(f"bg_jax_xsf_{fn}__{c}_{c}")
+                    for k in (32, 64):
+                        grid = min(full, SMS * k)
+                        timings[f"unroll{u}/{k}"] = time_events(lambda: ku((grid,), (BLOCK,), (g, x, out)))
+                timings["linear32"] = time_events(lambda: lin((full,), (BLOCK,), (x, out, np.int32(n))))
+                cf = getattr(cps, fn)
+                timings["cupy"] = time_events(lambda: cf(x, out=out))
+                timings["copy"] = time_events(lambda: out.data.copy_from_device_async(x.data, x.nbytes))
+                for variant, us in timings.items():
+                    print(
+                        f"{fn:8s} {dtype:8s} 2^{n.bit_length() - 1} {variant:13s} {us:8.1f} us  {us / timings['cupy']:.2f}x cupy  "
+                        f"{timings['copy'] / us:4.0%} of copy bandwidth  (computes in {compute})",
+                        flush=True,
+                    )
+                    rows.append(dict(function=fn, dtype=dtype, n=n, variant=variant, microseconds=us, compute=compute))
     if args.json:
         Path(args.json).write_text(json.dumps(dict(gpu=cupy.cuda.runtime.getDeviceProperties(0)["name"].decode(), rows=rows), indent=1))
 

@@ -1,7 +1,7 @@
 """Device ports, checked on the host: where a function's CUDA kernel runs code of its own
 `prelude` instead of the xsf call in `expr` (lpmv: specfun.h does not compile under NVRTC;
 kv, kve, ive, kn: AMOS does not; k0, k0e, k1, k1e: I0 and I1 from the math library; spherical_jn, _yn, _in, airy: their headers include AMOS; pseudo_huber: fewer transcendental calls; rgamma: Cephes' recurrence further, then the math library's lgamma; beta, betaln,
-binom, poch, exp1: xsf's code made faster for the device; logit, log_expit, rel_entr: one
+binom, poch, exp1, expi: xsf's code made faster for the device; logit, log_expit, rel_entr: one
 log1p per element), this builds both with g++ and compares them on random and edge inputs,
 so CI without a GPU tests the port itself; ports whose float32 loop runs in single precision
 (FLOAT_PORTS) are compared in float32 too. The GPU tests (test_accuracy's `_on_gpu`) check the kernels.
@@ -35,7 +35,9 @@ PORTS["rgamma"] = 1e-12
 # instead of Cephes' Gamma/lgam: an ulp of lgamma(200) is 1e-13 of exp(lgamma(a) -
 # lgamma(b)); 4.5e-13 seen.
 PORTS |= {"beta": 1e-12, "betaln": 1e-12, "binom": 1e-12, "poch": 1e-12}
-PORTS["exp1"] = 0.0  # xsf's code with pow(k + 1, 2) multiplied out: the same doubles
+# exp1, expi: xsf's series with k / (k + 1)^2 from a table, exp1's continued fraction with
+# one division a step, expi's asymptotic terms times 1 / x: each rounds differently.
+PORTS |= {"exp1": 2e-15, "expi": 2e-15}
 # spherical_jn, spherical_in: cephes' jv and iv at half-integer orders where the host loops
 # call AMOS (as jv's and iv's device loops): within 1e-12 of AMOS (1e-13 fails); spherical_yn:
 # the same recurrence as the host loops.
@@ -64,7 +66,7 @@ FLOAT_PORTS |= {"k0": 16 * 2.0**-24, "k0e": 16 * 2.0**-24, "k1": 16 * 2.0**-24, 
 ABSOLUTE_BELOW_ONE = {"betaln"}
 # Random inputs where the spec's test ranges are mostly outside the real domain (exp1 and
 # the K functions are NaN below 0; the grid has the negative arguments).
-RANGES = {"exp1": {"z": (0.0, 20.0)}} | {k: {"x": (0.0, 20.0)} for k in ("k0", "k0e", "k1", "k1e")}
+RANGES = {"exp1": {"z": (0.0, 20.0)}, "expi": {"x": (-60.0, 60.0)}} | {k: {"x": (0.0, 20.0)} for k in ("k0", "k0e", "k1", "k1e")}
 # airy: past the spec's [-30, 30], where the host loops run AMOS and the port cephes.
 RANGES["airy"] = {"z": (-1000.0, 110.0)}
 
@@ -90,6 +92,8 @@ GRIDS = {
     # Poles, the negative range where Gamma underflows, tgamma's overflow at 171.6, 0, inf, NaN.
     "rgamma": [(x,) for x in [-200.5, -180.0, -171.5, -34.5, -34.034, -34.0, -33.9, -20.0, -4.5, -3.0, 4.5, 10.3, 34.8, 34.85, -2.5, -1.0, -1e-300, -0.0, 0.0, 1e-300, 0.5, 1.0, 34.9, 170.5, 171.0, 171.5, 172.0, 200.5, 1e6, np.inf, -np.inf, np.nan]],
     "exp1": [(x,) for x in [-700.0, -1.0, -1e-300, 0.0, 1e-300, 1e-8, 0.5, 1.0, 1.0000001, 2.0, 80.0, 700.0, 800.0, np.inf, -np.inf, np.nan]],
+    # The series' and the asymptotic form's switch at 40, exp1's at -1, overflow past 709.
+    "expi": [(x,) for x in [-800.0, -700.0, -1.0000001, -1.0, -0.5, -1e-300, -0.0, 0.0, 1e-300, 1e-8, 0.5, 1.0, 39.999, 40.0, 40.001, 100.0, 709.0, 720.0, np.inf, -np.inf, np.nan]],
 }
 # The x = 2 switch between the two Chebyshev series, 0, the domain's edge, overflow of e^x.
 for _name in ("k0", "k0e", "k1", "k1e"):

@@ -1110,7 +1110,7 @@ def exp1(z, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.exp1``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
-    On CUDA devices loop d->d computes ``jax_xsf_exp1::real(z)``, loop f->f computes ``static_cast<float>(jax_xsf_exp1::real(z))``.
+    On CUDA devices loop d->d computes ``jax_xsf_expint_device::real(z)``, loop f->f computes ``static_cast<float>(jax_xsf_expint_device::real(z))``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1158,6 +1158,7 @@ def expi(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.expi``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
+    On CUDA devices loop d->d computes ``jax_xsf_expint_device::expi(x)``, loop f->f computes ``static_cast<float>(jax_xsf_expint_device::expi(x))``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a

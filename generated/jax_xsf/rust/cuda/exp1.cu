@@ -5,24 +5,63 @@
 #include <bridgegen/kernel.cuh>
 
 #include "xsf/expint.h"
+namespace jax_xsf_expint_device {
+// k / (k + 1)^2 for the series' terms, rounded once at compile time (xsf divides by
+// pow(k + 1, 2) each term, on the chain from one term to the next).
+struct SeriesFactors {
+    double c[101];
+    constexpr SeriesFactors() : c() {
+        for (int k = 1; k <= 100; ++k) c[k] = k / ((k + 1.0) * (k + 1.0));
+    }
+};
+constexpr SeriesFactors kSeries{};
 
-namespace jax_xsf_exp1 {
-// xsf::exp1(double) (specfun's E1XB), the series' pow(k + 1, 2) as a product (exact either way).
 XSF_HOST_DEVICE inline double real(double x) {
     if (x == 0.0) return std::numeric_limits<double>::infinity();
     if (x <= 1.0) {
         double e1 = 1.0, r = 1.0;
         for (int k = 1; k < 26; k++) {
-            r = -r * k * x / ((k + 1.0) * (k + 1.0));
+            r = -r * x * kSeries.c[k];
             e1 += r;
             if (std::abs(r) <= std::abs(e1) * 1e-15) break;
         }
         return -xsf::cephes::detail::SCIPY_EULER - std::log(x) + x * e1;
     }
+    // t0 = k / (1 + k / (x + t0)) as k ((x + t0) / (x + t0 + k)): one division a step, no
+    // overflow below inf (where xsf's form gives E1 = 0).
+    if (std::isinf(x)) return 0.0;
     const int m = 20 + static_cast<int>(80.0 / x);
     double t0 = 0.0;
-    for (int k = m; k > 0; k--) t0 = k / (1.0 + k / (x + t0));
+    for (int k = m; k > 0; k--) {
+        const double s = x + t0;
+        t0 = k * (s / (s + k));
+    }
     return std::exp(-x) * (1.0 / (x + t0));
+}
+
+// xsf::expi(double) (specfun's EIX) on the same terms: the series' factors from the table
+// and its stopping test without a division, 1 / x once for the asymptotic terms; x < 0
+// through the exp1 above.
+XSF_HOST_DEVICE inline double expi(double x) {
+    if (x == 0.0) return -std::numeric_limits<double>::infinity();
+    if (x < 0) return -real(-x);
+    if (x <= 40.0) {
+        double ei = 1.0, r = 1.0;
+        for (int k = 1; k <= 100; k++) {
+            r = r * x * kSeries.c[k];
+            ei += r;
+            if (std::abs(r) <= std::abs(ei) * 1.0e-15) break;
+        }
+        return xsf::cephes::detail::SCIPY_EULER + std::log(x) + x * ei;
+    }
+    if (std::isinf(x)) return std::numeric_limits<double>::infinity();
+    const double inv = 1.0 / x;
+    double ei = 1.0, r = 1.0;
+    for (int k = 1; k <= 20; k++) {
+        r = r * k * inv;
+        ei += r;
+    }
+    return std::exp(x) / x * ei;
 }
 }
 
@@ -31,7 +70,7 @@ extern "C" __global__ void bg_jax_xsf_exp1__f_f(const bridgegen::Geometry<1> bg_
         long long bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const float z = static_cast<float>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<float>(static_cast<float>(jax_xsf_exp1::real(z))));
+        bg_out0[bg_i] = static_cast<float>(static_cast<float>(static_cast<float>(jax_xsf_expint_device::real(z))));
     }
 }
 
@@ -40,7 +79,7 @@ extern "C" __global__ void bg_jax_xsf_exp1__d_d(const bridgegen::Geometry<1> bg_
         long long bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double z = static_cast<double>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<double>(static_cast<double>(jax_xsf_exp1::real(z)));
+        bg_out0[bg_i] = static_cast<double>(static_cast<double>(jax_xsf_expint_device::real(z)));
     }
 }
 
