@@ -4,7 +4,9 @@ kv, kve, ive, kn: AMOS does not; k0, k0e, k1, k1e: I0 and I1 from the math libra
 binom, poch, exp1, expi: xsf's code made faster for the device; logit, log_expit, rel_entr: one
 log1p per element), this builds both with g++ and compares them on random and edge inputs,
 so CI without a GPU tests the port itself; ports whose float32 loop runs in single precision
-(FLOAT_PORTS) are compared in float32 too. The GPU tests (test_accuracy's `_on_gpu`) check the kernels.
+(FLOAT_PORTS) are compared in float32 too. Preludes that reroute calls inside xsf's headers
+on the device only (SEAMS: incbet's Gamma, igam's lgam) are built with g++ as the device reads
+them and compared with SciPy. The GPU tests (test_accuracy's `_on_gpu`) check the kernels.
 """
 
 from __future__ import annotations
@@ -235,3 +237,70 @@ def check_output(label, x, host, port, kappa, name, real):
         f"{label}: port differs from the host loops at {x[bad][:5]}: {host[bad][:5]} vs {port[bad][:5]}"
     )
     assert np.isfinite(host).sum() > len(x) // 2  # the comparison saw real values
+
+
+# Named preludes that reroute calls inside xsf's headers on the device (a macro while the
+# headers are read); their device code is also built here, with JAX_XSF_SEAMS_ON_HOST, and
+# compared with SciPy as the GPU test compares the kernels (glibc's tgamma/lgamma here, the
+# CUDA math library's there).
+SEAMS = {"igam_device", "incbet_device"}
+SEAM_FUNCTIONS = sorted(n for n, u in UFUNCS.items() if SEAMS & set(u.get("preludes", [])))
+CTYPE = {"d": "double", "l": "long long", "i": "int"}
+
+
+@pytest.mark.parametrize("name", SEAM_FUNCTIONS)
+def test_seam_prelude_matches_scipy(name, tmp_path):
+    from test_accuracy import RTOL, compare, random_args, without_documented_points
+
+    if shutil.which("g++") is None:
+        pytest.skip("no g++")
+    u = UFUNCS[name]
+    # The float64 loop of the kernels and their expression, laid out as the generated .cu:
+    # cuda_headers (else headers), the named preludes' headers, their code, the own prelude.
+    sig = next(lp for lp in (lp.split(" as ")[-1] for lp in u["loops"]) if lp.endswith("->d") and "d" in lp.split("->")[0])
+    ins = sig.split("->")[0]
+    expr = u.get("cuda_expr_by_loop", {}).get(sig) or u.get("cuda_expr") or u["expr"]
+    named = [PRELUDES[n] for n in u.get("preludes", [])]
+    headers = [*u.get("cuda_headers", u.get("headers", [])), *(h for p in named for h in p.get("headers", []))]
+    includes = "\n".join(f'#include "{h}"' for h in dict.fromkeys(headers))
+    preludes = "\n".join([*(p["code"] for p in named), u.get("prelude", "")])
+    params = ", ".join(f"{CTYPE[c]} {a}" for c, a in zip(ins, u["inputs"]))
+    src = f"""#define JAX_XSF_SEAMS_ON_HOST 1
+{includes}
+#include <cstdio>
+{preludes}
+static double kernel({params}) {{ return {expr}; }}
+int main() {{
+    double in[{len(ins)}];
+    while (true) {{
+        for (int k = 0; k < {len(ins)}; ++k)
+            if (std::scanf("%lf", &in[k]) != 1) return 0;
+        std::printf("%.17g\\n", kernel({", ".join(f"static_cast<{CTYPE[c]}>(in[{k}])" for k, c in enumerate(ins))}));
+    }}
+}}
+"""
+    (tmp_path / "seam.cpp").write_text(src)
+    exe = tmp_path / "seam"
+    cc = subprocess.run(
+        ["g++", "-std=c++17", "-O2", "-I", str(xsf_include()), "-o", str(exe), str(tmp_path / "seam.cpp")],
+        capture_output=True,
+        text=True,
+    )
+    assert cc.returncode == 0, cc.stderr[-4000:]
+    args = without_documented_points(name, random_args(u, sig, np.random.default_rng()))
+    run = subprocess.run(
+        [str(exe)],
+        input="\n".join(" ".join(repr(float(v)) for v in row) for row in zip(*args)) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    got = np.loadtxt(run.stdout.splitlines(), ndmin=1)
+    assert got.shape == (len(args[0]),)
+    f = scipy_function(u)
+    ref_args = [a.astype(np.int64) if a.dtype.kind == "i" else a.astype(np.float64) for a in args]
+    with np.errstate(all="ignore"):
+        want = np.asarray(f(*ref_args))
+        kappa = condition_numbers(f, ref_args, [want])[0]
+    compare(f"{name}[{sig}] (seam on the host)", got, want, "d", u.get("test", {}).get("rtol64_gpu", RTOL["cuda"][0]), kappa, ref_args)

@@ -161,7 +161,9 @@ XSF_HOST_DEVICE inline double binom(double n, double k) {
     return 1 / (n + 1) / beta(1 + n - k, 1 + k);
 }
 }  // namespace jax_xsf_gamma_device
-#ifdef __CUDACC__
+// The device's code; tests/python/test_device_ports.py defines JAX_XSF_SEAMS_ON_HOST to
+// build it with g++ against SciPy.
+#if defined(__CUDACC__) || defined(JAX_XSF_SEAMS_ON_HOST)
 // incbet's closing factor 1 / B(a, b) (or lbeta) from gamma_device's beta and lbeta, over the
 // math library's tgamma/lgamma as cupyx's incbet port calls them, where xsf's Cephes Gamma
 // made betainc 1.5x and nbdtr 1.2x cupyx's kernel (docs/benchmarks-log.md, 2026-12-05).

@@ -5,7 +5,9 @@
 #include <bridgegen/kernel.cuh>
 
 #include "xsf/cephes/gamma.h"
-#ifdef __CUDACC__
+// The device's code; tests/python/test_device_ports.py defines JAX_XSF_SEAMS_ON_HOST to
+// build it with g++ against SciPy.
+#if defined(__CUDACC__) || defined(JAX_XSF_SEAMS_ON_HOST)
 // Cephes' incomplete gamma (igam.h), its inverses (igami.h) and the incomplete beta inverse
 // (incbi.h) with log|Gamma| from the math library, as cupyx's ports of the same code call
 // it, where xsf calls Cephes' lgam (a loop of divisions below 13): 1.12-1.25x cupyx's
