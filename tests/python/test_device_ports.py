@@ -131,6 +131,28 @@ def xsf_include() -> pathlib.Path:
     return pathlib.Path(spec.submodule_search_locations[0]) / "_core" / "include" / "cupy"
 
 
+def run_program(tmp_path, stem, src, rows):
+    """Build `src` with g++ against xsf's headers, feed it `rows` (a point per line) and
+    return its output lines."""
+    (tmp_path / f"{stem}.cpp").write_text(src)
+    exe = tmp_path / stem
+    cc = subprocess.run(
+        ["g++", "-std=c++17", "-O2", "-I", str(xsf_include()), "-o", str(exe), str(tmp_path / f"{stem}.cpp")],
+        capture_output=True,
+        text=True,
+    )
+    assert cc.returncode == 0, cc.stderr[-4000:]
+    run = subprocess.run(
+        [str(exe)],
+        input="\n".join(" ".join(repr(float(v)) for v in row) for row in rows) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    return run.stdout.splitlines()
+
+
 def inputs(u, rng):
     """Random points in the spec's test ranges plus a grid over the series' branch points."""
     test = u.get("test", {})
@@ -186,27 +208,11 @@ int main() {{
     }}
 }}
 """
-    (tmp_path / "port.cpp").write_text(src)
-    exe = tmp_path / "port"
-    cc = subprocess.run(
-        ["g++", "-std=c++17", "-O2", "-I", str(xsf_include()), "-o", str(exe), str(tmp_path / "port.cpp")],
-        capture_output=True,
-        text=True,
-    )
-    assert cc.returncode == 0, cc.stderr[-4000:]
     x = inputs(u, np.random.default_rng())
     if real == "float":  # the points the float32 loop sees
         with np.errstate(over="ignore"):  # 1e300 becomes inf
             x = x.astype(np.float32).astype(np.float64)
-    run = subprocess.run(
-        [str(exe)],
-        input="\n".join(" ".join(repr(float(v)) for v in row) for row in x) + "\n",
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    table = np.loadtxt(run.stdout.splitlines(), ndmin=2)
+    table = np.loadtxt(run_program(tmp_path, "port", src, x), ndmin=2)
     assert table.shape == (len(x), 2 * len(outputs))
     with np.errstate(all="ignore"):
         f = scipy_function(u)
@@ -279,24 +285,8 @@ int main() {{
     }}
 }}
 """
-    (tmp_path / "seam.cpp").write_text(src)
-    exe = tmp_path / "seam"
-    cc = subprocess.run(
-        ["g++", "-std=c++17", "-O2", "-I", str(xsf_include()), "-o", str(exe), str(tmp_path / "seam.cpp")],
-        capture_output=True,
-        text=True,
-    )
-    assert cc.returncode == 0, cc.stderr[-4000:]
     args = without_documented_points(name, random_args(u, sig, np.random.default_rng()))
-    run = subprocess.run(
-        [str(exe)],
-        input="\n".join(" ".join(repr(float(v)) for v in row) for row in zip(*args)) + "\n",
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    got = np.loadtxt(run.stdout.splitlines(), ndmin=1)
+    got = np.loadtxt(run_program(tmp_path, "seam", src, zip(*args)), ndmin=1)
     assert got.shape == (len(args[0]),)
     f = scipy_function(u)
     ref_args = [a.astype(np.int64) if a.dtype.kind == "i" else a.astype(np.float64) for a in args]
