@@ -4,30 +4,7 @@
 #include <cupy/complex.cuh>
 #include <bridgegen/kernel.cuh>
 
-#include "xsf/cephes/gamma.h"
-// The device's code; tests/python/test_device_ports.py defines JAX_XSF_SEAMS_ON_HOST to
-// build it with g++ against SciPy.
-#if defined(__CUDACC__) || defined(JAX_XSF_SEAMS_ON_HOST)
-// Cephes' incomplete gamma (igam.h), its inverses (igami.h) and the incomplete beta inverse
-// (incbi.h) with log|Gamma| from the math library, as cupyx's ports of the same code call
-// it, where xsf calls Cephes' lgam (a loop of divisions below 13): 1.12-1.25x cupyx's
-// kernel for gammainccinv, chdtri, pdtr and bdtri (H100, 2026-12-05). Their calls are
-// written `xsf::cephes::lgam(` and `lgam(`, so lgam is renamed while the three headers are
-// read; gamma.h (lgam's own definition) came first through this prelude's headers. A
-// function using this lists no cuda_headers: its wrapper header comes after the rename.
-namespace xsf {
-namespace cephes {
-XSF_HOST_DEVICE inline double lgam_math_library(double x) { return lgamma(x); }
-}  // namespace cephes
-}  // namespace xsf
-#define lgam lgam_math_library
-#include "xsf/cephes/igam.h"
-#include "xsf/cephes/igami.h"
-#include "xsf/cephes/incbi.h"
-#undef lgam
-#include "xsf/gamma.h"
 #include "xsf/stats.h"
-#endif
 
 extern "C" __global__ void __maxnreg__(32) bg_jax_xsf_bdtri__fif_f(const bridgegen::Geometry<3> bg_geom, const float *__restrict__ bg_in0, const int *__restrict__ bg_in1, const float *__restrict__ bg_in2, float *bg_out0) {
     BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {

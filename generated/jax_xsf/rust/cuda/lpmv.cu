@@ -12,8 +12,9 @@ namespace jax_xsf_lpmv {
 // results follow the host loops to rounding (only specfun's gamma2 becomes CUDA's tgamma).
 // Each series term's factor is computed apart from the running term (r *= f, as cupyx):
 // specfun's r = 0.5 * r * ... / ... puts a division on the loop-carried chain, which made
-// this kernel 2.2-2.5x cupyx's (H100, 2026-12-05; 2.8x on a CPU core with the same count of
-// terms: docs/benchmarks-log.md).
+// this kernel 2.8x cupyx's code on a CPU core with the same count of terms. On the GPU the
+// change passes the GPU test but left the kernel 2.3-2.5x cupyx's (H100, 2026-12-05 and
+// 2026-12-06): the GPU's gap lies elsewhere (docs/benchmarks-log.md).
 XSF_HOST_DEVICE inline double sign_pow(int n) { return (n & 1) ? -1.0 : 1.0; }  // pow(-1, n)
 XSF_HOST_DEVICE inline double psi(double x) {
     const double el = 0.5772156649015329, pi = 3.141592653589793;

@@ -10,8 +10,10 @@
 #if defined(__CUDACC__) || defined(JAX_XSF_SEAMS_ON_HOST)
 // Cephes' incomplete gamma (igam.h), its inverses (igami.h) and the incomplete beta inverse
 // (incbi.h) with log|Gamma| from the math library, as cupyx's ports of the same code call
-// it, where xsf calls Cephes' lgam (a loop of divisions below 13): 1.12-1.25x cupyx's
-// kernel for gammainccinv, chdtri, pdtr and bdtri (H100, 2026-12-05). Their calls are
+// it, where xsf calls Cephes' lgam (a loop of divisions below 13). pdtr went from 1.19-1.25x
+// to 1.07-1.14x cupyx's kernel with it (H100, 2026-12-05 and 2026-12-06); gammaincinv,
+// gammainccinv, chdtri and bdtri stayed at 1.10-1.27x (lgam is not their cost), so only
+// pdtr uses it (docs/benchmarks-log.md, 2026-12-06). Their calls are
 // written `xsf::cephes::lgam(` and `lgam(`, so lgam is renamed while the three headers are
 // read; gamma.h (lgam's own definition) came first through this prelude's headers. A
 // function using this lists no cuda_headers: its wrapper header comes after the rename.

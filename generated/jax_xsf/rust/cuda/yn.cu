@@ -6,7 +6,7 @@
 
 #include "xsf/cephes/yn.h"
 
-extern "C" __global__ void bg_jax_xsf_yn__if_f(const bridgegen::Geometry<2> bg_geom, const int *__restrict__ bg_in0, const float *__restrict__ bg_in1, float *bg_out0) {
+extern "C" __global__ void __maxnreg__(32) bg_jax_xsf_yn__if_f(const bridgegen::Geometry<2> bg_geom, const int *__restrict__ bg_in0, const float *__restrict__ bg_in1, float *bg_out0) {
     BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
         long long bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
@@ -16,7 +16,7 @@ extern "C" __global__ void bg_jax_xsf_yn__if_f(const bridgegen::Geometry<2> bg_g
     }
 }
 
-extern "C" __global__ void bg_jax_xsf_yn__lf_f(const bridgegen::Geometry<2> bg_geom, const long long *__restrict__ bg_in0, const float *__restrict__ bg_in1, float *bg_out0) {
+extern "C" __global__ void __maxnreg__(32) bg_jax_xsf_yn__lf_f(const bridgegen::Geometry<2> bg_geom, const long long *__restrict__ bg_in0, const float *__restrict__ bg_in1, float *bg_out0) {
     BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
         long long bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
@@ -26,7 +26,7 @@ extern "C" __global__ void bg_jax_xsf_yn__lf_f(const bridgegen::Geometry<2> bg_g
     }
 }
 
-extern "C" __global__ void bg_jax_xsf_yn__id_d(const bridgegen::Geometry<2> bg_geom, const int *__restrict__ bg_in0, const double *__restrict__ bg_in1, double *bg_out0) {
+extern "C" __global__ void __maxnreg__(32) bg_jax_xsf_yn__id_d(const bridgegen::Geometry<2> bg_geom, const int *__restrict__ bg_in0, const double *__restrict__ bg_in1, double *bg_out0) {
     BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
         long long bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
@@ -36,7 +36,7 @@ extern "C" __global__ void bg_jax_xsf_yn__id_d(const bridgegen::Geometry<2> bg_g
     }
 }
 
-extern "C" __global__ void bg_jax_xsf_yn__ld_d(const bridgegen::Geometry<2> bg_geom, const long long *__restrict__ bg_in0, const double *__restrict__ bg_in1, double *bg_out0) {
+extern "C" __global__ void __maxnreg__(32) bg_jax_xsf_yn__ld_d(const bridgegen::Geometry<2> bg_geom, const long long *__restrict__ bg_in0, const double *__restrict__ bg_in1, double *bg_out0) {
     BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
         long long bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
