@@ -130,16 +130,24 @@ def setup(name, dtype, n, rng, with_jax_scipy=True):
         # 2^22 on the H100 one call did not return in 5 minutes (2026-12-05), after a 4096-
         # element probe with its compile had taken under 5 s (22:33 UTC). So the probe is
         # timed once compiled and scaled to n elements; a path projected that slow is
-        # reported, not timed.
-        small = [x[:PROBE] for x in xs]
-        jax.block_until_ready(g(*small))
-        t0 = time.perf_counter()
-        jax.block_until_ready(g(*small))
-        projected = (time.perf_counter() - t0) * n / PROBE
+        # reported, not timed. The probe grows 8x at a time while its own time is short: a
+        # while loop's iterations cost about the same at 4096 elements as at 2^22, so one
+        # small probe projected betainc at 5 s a call where it takes 70 ms (2026-12-06).
+        m = PROBE
+        while True:
+            small = [x[:m] for x in xs]
+            jax.block_until_ready(g(*small))
+            t0 = time.perf_counter()
+            jax.block_until_ready(g(*small))
+            took = time.perf_counter() - t0
+            projected = took * n / m
+            if projected < PROJECTED_LIMIT_S or took > PROJECTED_LIMIT_S / 8 or 8 * m > n:
+                break
+            m *= 8
         if projected < PROJECTED_LIMIT_S:
             calls["jax.scipy"] = lambda: g(*xs)
         else:
-            SKIPPED[(name, dtype, n, "jax.scipy")] = f"not timed: about {projected:.0f} s a call projected from {PROBE} elements"
+            SKIPPED[(name, dtype, n, "jax.scipy")] = f"not timed: about {projected:.0f} s a call projected from {m} elements"
     return calls
 
 
