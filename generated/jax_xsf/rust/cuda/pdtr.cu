@@ -8,15 +8,15 @@
 // The device's code; tests/python/test_device_ports.py defines JAX_XSF_SEAMS_ON_HOST to
 // build it with g++ against SciPy.
 #if defined(__CUDACC__) || defined(JAX_XSF_SEAMS_ON_HOST)
-// Cephes' incomplete gamma (igam.h), its inverses (igami.h) and the incomplete beta inverse
-// (incbi.h) with log|Gamma| from the math library, as cupyx's ports of the same code call
-// it, where xsf calls Cephes' lgam (a loop of divisions below 13). pdtr went from 1.19-1.25x
-// to 1.07-1.14x cupyx's kernel with it (H100, 2026-12-05 and 2026-12-06); gammaincinv,
-// gammainccinv, chdtri and bdtri stayed at 1.10-1.27x (lgam is not their cost), so only
-// pdtr uses it (docs/benchmarks-log.md, 2026-12-06). Their calls are
-// written `xsf::cephes::lgam(` and `lgam(`, so lgam is renamed while the three headers are
-// read; gamma.h (lgam's own definition) came first through this prelude's headers. A
-// function using this lists no cuda_headers: its wrapper header comes after the rename.
+// Cephes' incomplete gamma (igam.h) with log|Gamma| from the math library, as cupyx's port
+// of the same code calls it, where xsf calls Cephes' lgam (a loop of divisions below 13):
+// pdtr went from 1.19-1.25x to 1.07-1.14x cupyx's kernel with it (H100, 2026-12-05 and
+// 2026-12-06). The inverses (igami.h, incbi.h: gammaincinv, gammainccinv, chdtri, bdtri)
+// stayed at 1.10-1.27x with their lgam calls rerouted too, so they keep xsf's
+// (docs/benchmarks-log.md, 2026-12-06). igam.h writes its calls `xsf::cephes::lgam(`, so lgam
+// is renamed while igam.h is read; gamma.h (lgam's own definition) came first through this
+// prelude's headers. A function using this lists no cuda_headers: its wrapper header
+// (stats.h) comes after the rename.
 namespace xsf {
 namespace cephes {
 XSF_HOST_DEVICE inline double lgam_math_library(double x) { return lgamma(x); }
@@ -24,10 +24,7 @@ XSF_HOST_DEVICE inline double lgam_math_library(double x) { return lgamma(x); }
 }  // namespace xsf
 #define lgam lgam_math_library
 #include "xsf/cephes/igam.h"
-#include "xsf/cephes/igami.h"
-#include "xsf/cephes/incbi.h"
 #undef lgam
-#include "xsf/gamma.h"
 #include "xsf/stats.h"
 #endif
 
