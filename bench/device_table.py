@@ -19,7 +19,9 @@ Two measurements, each from its own pass over the same cases, on the GPU machine
   comma-separated list, for passes split over device calls on one machine and wheel:
       python bench/device_table.py report OUT.json PLAN.json KERNELS.csv TABLE.md [PLOT.png]
 
-`ONLY=gammainc,kv` restricts the cases; `SIZES=22` the sizes (log2). scripts/gpu_run.sh's
+`ONLY=gammainc,kv` restricts the cases; `SIZES=22` the sizes (log2); `DEADLINE_S=400` ends a
+pass after that many seconds; `SKIP_DONE=a.json,b.json` skips the cases of earlier passes'
+plans or times files (a pass split over calls). scripts/gpu_run.sh's
 steps `table-times` and `table-kernels` run them. Ratios mean something only within one run
 (docs/benchmarks.md).
 """
@@ -54,6 +56,7 @@ GUFUNC_SHAPE = (4096, 64)
 TARGET = 1.05  # bridge / cupyx, issue 17
 PROBE, PROJECTED_LIMIT_S = 4096, 1.0  # see setup()
 SKIPPED: dict[tuple, str] = {}  # (function, dtype, n, path) -> why it was not timed
+STOPPED: list[tuple] = []  # the case a pass stopped before at DEADLINE_S, if it did
 
 
 def on_device(u) -> bool:
@@ -151,11 +154,34 @@ def setup(name, dtype, n, rng, with_jax_scipy=True):
     return calls
 
 
+def done_before() -> set[tuple]:
+    """(function, dtype, n) of the cases in the files SKIP_DONE names (plans or times files of
+    earlier calls on this machine and wheel), which a pass skips."""
+    done = set()
+    for path in filter(None, os.environ.get("SKIP_DONE", "").split(",")):
+        if os.path.exists(path):
+            data = json.load(open(path))
+            for r in data["rows"] if isinstance(data, dict) else data:
+                if not r.get("extra"):
+                    done.add((r["function"], r["dtype"], r["n"]))
+    return done
+
+
 def each_case(rng, with_jax_scipy=True):
-    """(function, dtype, n, calls) for every case that has a loop for its dtype."""
+    """(function, dtype, n, calls) for every case that has a loop for its dtype, until
+    DEADLINE_S seconds have passed (so a pass under Nsight Compute ends, and prints, within a
+    device call's limit), skipping SKIP_DONE's cases."""
+    start, deadline = time.perf_counter(), float(os.environ.get("DEADLINE_S", "inf"))
+    done = done_before()
     for name in cases():
         for dtype in DTYPES:
             for n in SIZES:
+                if (name, dtype, n) in done:
+                    continue
+                if time.perf_counter() - start > deadline:
+                    print(f"DEADLINE_S={deadline:.0f} passed: stopping before {name} {dtype} {n}", file=sys.stderr, flush=True)
+                    STOPPED.append((name, dtype, n))
+                    return
                 calls = setup(name, dtype, n, rng, with_jax_scipy)
                 if calls is not None:
                     yield name, dtype, n, calls
@@ -198,7 +224,8 @@ def times(out_path: str) -> int:
         print(json.dumps(row), flush=True)
         # Rewritten after every case, so a call cut off at its time limit still leaves a table.
         save(out_path, env, rows)
-    save(out_path, env, rows + extras())
+    if not STOPPED:  # the extras once the cases are done (a pass split over calls: its last)
+        save(out_path, env, rows + extras())
     return 0
 
 

@@ -18,6 +18,7 @@ CUDA toolkit's) and reads registers and spills with `cuobjdump --dump-resource-u
 heavy kernels: a cap strips the spec's `__maxnreg__` and passes `--maxrregcount`;
 `noinline` moves the function's expression into a `__noinline__` device function, as
 cupyx declares its Cephes ports (registers then follow the callee, not the loop around it).
+A name of `EDITS` (`CAPS=shipped,s2inc`) compiles the function with that edit of its source.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ N = 1 << 22
 BLOCK = 128
 BLOCKS_PER_SM = 64  # runtime/rust/src/cuda/module.rs
 CAPS = [
-    None if c == "shipped" else c if c == "noinline" else int(c)
+    None if c == "shipped" else int(c) if c.isdigit() else c
     for c in os.environ.get("CAPS", "shipped,168,128,96").split(",")
 ]
 ONLY = [f for f in os.environ.get("ONLY", "").split(",") if f]  # time these functions only
@@ -108,7 +109,65 @@ ALT = {
     "ndtri": ("xsf::ndtri(", "normcdfinv("),
     "lpmv": ("jax_xsf_lpmv::on_device(", "pmv_wrap("),
     "expm1": ("jax_xsf_expm1::eval(", "expm1("),
+    # cupyx's own Cephes igami/igamci (same xsf-era algorithm): the code or the wrapper?
+    "gammaincinv": ("xsf::gammaincinv(", "igami("),
+    "gammainccinv": ("xsf::gammainccinv(", "igamci("),
 }
+
+
+# Named source edits, each a list of (old, new) replacements that must all apply. (lpmv's
+# "s2inc" and "noinline0", H100 2026-12-06 03:26 UTC, now ship in its prelude.)
+# xsf's igam.h and igami.h with every function `__noinline__` (cupyx declares its Cephes
+# ports so): their dependencies first, as they are, then the two headers under the macro.
+KERNEL_H = "#include <bridgegen/kernel.cuh>"
+NOINLINE_IGAM = KERNEL_H + """
+#include "xsf/config.h"
+#include "xsf/error.h"
+#include "xsf/cephes/const.h"
+#include "xsf/cephes/gamma.h"
+#include "xsf/cephes/igam_asymp_coeff.h"
+#include "xsf/cephes/lanczos.h"
+#include "xsf/cephes/ndtr.h"
+#include "xsf/cephes/unity.h"
+#include "xsf/cephes/polevl.h"
+#pragma push_macro("XSF_HOST_DEVICE")
+#undef XSF_HOST_DEVICE
+#define XSF_HOST_DEVICE __host__ __device__ __noinline__
+#include "xsf/cephes/igam.h"
+#include "xsf/cephes/igami.h"
+#pragma pop_macro("XSF_HOST_DEVICE")
+"""
+# The same for incbet.h and incbi.h (the incomplete beta function and its inverse).
+NOINLINE_INCBET = KERNEL_H + """
+#include "xsf/config.h"
+#include "xsf/error.h"
+#include "xsf/cephes/beta.h"
+#include "xsf/cephes/const.h"
+#include "xsf/cephes/gamma.h"
+#include "xsf/cephes/ndtri.h"
+#pragma push_macro("XSF_HOST_DEVICE")
+#undef XSF_HOST_DEVICE
+#define XSF_HOST_DEVICE __host__ __device__ __noinline__
+#include "xsf/cephes/incbet.h"
+#include "xsf/cephes/incbi.h"
+#pragma pop_macro("XSF_HOST_DEVICE")
+"""
+EDITS = {
+    "noinline_igam": {fn: [(KERNEL_H, NOINLINE_IGAM)] for fn in ("gammaincinv", "gammainccinv", "chdtri", "gammainc", "gammaincc")},
+    "noinline_incbet": {fn: [(KERNEL_H, NOINLINE_INCBET)] for fn in ("bdtri", "stdtrit", "betaincinv", "fdtri")},
+}
+
+
+def applies(cap):
+    """The functions a variant can be built for."""
+    return ALT if cap == "alt" else EDITS[cap] if cap in EDITS else {**HEAVY, **CHEAP}
+
+
+def edited_source(fn, src, edit):
+    for old, new in EDITS[edit][fn]:
+        assert old in src, (fn, edit, old[:60])
+        src = src.replace(old, new)
+    return src
 
 
 def alt_preamble(fn):
@@ -118,6 +177,10 @@ def alt_preamble(fn):
         from cupyx.scipy.special import _lpmv
 
         return _lpmv.lpmv_definition
+    if fn in ("gammaincinv", "gammainccinv"):
+        from cupyx.scipy.special import _gammainc
+
+        return _gammainc._igami_preamble
     return ""
 
 
@@ -126,7 +189,7 @@ def alt_source(fn, src, syms):
     old, new = ALT[fn]
     parts = src.split('extern "C" __global__ void ')
     for k, part in enumerate(parts):
-        if any(part.startswith(sym + "(") for sym in syms):
+        if any(re.match(rf"(__maxnreg__\(\d+\) )?{sym}\(", part) for sym in syms):
             parts[k] = part.replace(old, new)
     parts[0] += alt_preamble(fn)
     return 'extern "C" __global__ void '.join(parts)
@@ -256,7 +319,9 @@ def compile_all(out):
     out.mkdir(parents=True, exist_ok=True)
     lib, path = load_nvrtc()
     print("NVRTC:", path)
-    jobs = [(fn, None) for fn in CHEAP] + [(fn, "alt") for fn in ALT] + [(fn, cap) for fn in HEAVY for cap in CAPS]
+    jobs = [(fn, None) for fn in CHEAP] + [(fn, "alt") for fn in ALT]
+    jobs += [(fn, cap) for fn in HEAVY for cap in CAPS if cap != "alt" and fn in applies(cap)]
+    jobs += [(fn, e) for e in CAPS if e in EDITS for fn in EDITS[e]]
     jobs = [j for j in jobs if not ONLY or j[0] in ONLY]
     # The slowest compiles first, so the pool's last round is short.
     jobs.sort(key=lambda j: j[0] not in HEAVY)
@@ -268,6 +333,8 @@ def compile_all(out):
             src = alt_source(fn, src, syms)
         elif cap == "noinline":
             src = noinline_source(src, syms)
+        elif cap in EDITS:
+            src = edited_source(fn, src, cap)
         elif cap is not None:
             src = uncapped(src)
         cubin = out / f"{fn}.{cap or 'shipped'}.cubin"
@@ -279,7 +346,8 @@ def compile_all(out):
                 return fc, {}
         return fc, resources(cubin)
 
-    meta = {}
+    # Merged into an earlier compile's resources: DIR may gather several runs' variants.
+    meta = json.loads((out / "resources.json").read_text()) if (out / "resources.json").exists() else {}
     with ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         for (fn, cap), res in pool.map(job, jobs):
             meta[f"{fn}.{cap or 'shipped'}"] = res
@@ -322,7 +390,8 @@ def time_all(out):
         if ONLY and fn not in ONLY:
             continue
         _, syms = kernels(fn)
-        caps = CAPS if fn in HEAVY else [None] + (["alt"] if fn in ALT else [])
+        caps = [c for c in CAPS if fn in applies(c)] if fn in HEAVY else [None] + (["alt"] if fn in ALT else [])
+        caps += [e for e in CAPS if e in EDITS and fn in EDITS[e] and e not in caps]
         for sym in syms:
             codes = sym.rsplit("__", 1)[1]
             ins, res = codes.split("_")

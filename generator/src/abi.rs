@@ -23,6 +23,7 @@ pub struct Abi {
     pub jaxlib_not_tested: Vec<String>,
     pub max_cuda_dims: usize,
     pub max_cuda_inputs: usize,
+    pub cuda_launch_max_elements: i64,
     pub max_core_dims: usize,
     pub batching: Vec<String>,
     pub platforms: BTreeMap<String, String>,
@@ -146,6 +147,9 @@ pub fn render_rust() -> String {
     let _ = writeln!(s, "pub const MAX_CUDA_DIMS: usize = {};", a.max_cuda_dims);
     let _ = writeln!(s, "/// Inputs one CUDA kernel handles (the generator refuses CUDA functions with more).");
     let _ = writeln!(s, "pub const MAX_CUDA_INPUTS: usize = {};", a.max_cuda_inputs);
+    let _ =
+        writeln!(s, "/// Most output elements one elementwise CUDA launch covers (`bridgegen::kMaxLaunchElements`).");
+    let _ = writeln!(s, "pub const CUDA_LAUNCH_MAX_ELEMENTS: i64 = {};", a.cuda_launch_max_elements);
     let _ = writeln!(
         s,
         "/// Core dimensions of all operands of one generalized ufunc, in all (the generator refuses more)."

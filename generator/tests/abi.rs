@@ -45,6 +45,8 @@ fn kernel_header_dims_match() {
     let cuh = std::fs::read_to_string(root().join("runtime/rust/include/bridgegen/kernel.cuh")).unwrap();
     let want = format!("constexpr int kMaxDims = {};", abi::abi().max_cuda_dims);
     assert!(cuh.contains(&want), "kernel.cuh must say `{want}` (runtime/abi.toml's max_cuda_dims)");
+    let want = format!("constexpr long long kMaxLaunchElements = {};", abi::abi().cuda_launch_max_elements);
+    assert!(cuh.contains(&want), "kernel.cuh must say `{want}` (runtime/abi.toml's cuda_launch_max_elements)");
 }
 
 #[test]

@@ -232,6 +232,28 @@ def test_past_two_to_the_31_elements():
     del out
 
 
+def test_broadcast_past_two_to_the_31_elements():
+    # Kernels index in 32 bits: the runtime splits this (3, 2^30 + 5) output, whose rows
+    # cannot merge (x broadcasts along them), into one launch a row, each a 2-d geometry
+    # with its own base pointers (for_each_launch in runtime/rust/src/cuda/mod.rs).
+    m = (1 << 30) + 5
+
+    @jax.jit
+    def f():
+        x = (jnp.arange(3, dtype=jnp.float32) + 1.0)[:, None]
+        y = (jax.lax.iota(jnp.uint32, m) % 1021).astype(jnp.float32) * 0.01 + 0.5
+        return jax_xsf.xlogy(x, y)
+
+    out = f()
+    assert out.shape == (3, m)
+    rows = np.array([0, 0, 1, 1, 2, 2, 2])
+    cols = np.array([0, m - 1, 0, 1020, 1, (1 << 30) - 1, m - 1])
+    got = np.asarray(out[rows, cols])
+    y = ((cols % 1021).astype(np.float32) * np.float32(0.01) + np.float32(0.5)).astype(np.float64)
+    np.testing.assert_allclose(got, ((rows + 1) * np.log(y)).astype(np.float32), rtol=1e-6)
+    del out
+
+
 COMMAND_BUFFER_SCRIPT = textwrap.dedent(
     """
     import jax, jax.numpy as jnp, numpy as np, scipy.special as sc

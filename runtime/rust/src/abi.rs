@@ -10,6 +10,8 @@ pub const REPORTED_API_VERSION: (i32, i32) = (0, 1);
 pub const MAX_CUDA_DIMS: usize = 8;
 /// Inputs one CUDA kernel handles (the generator refuses CUDA functions with more).
 pub const MAX_CUDA_INPUTS: usize = 8;
+/// Most output elements one elementwise CUDA launch covers (`bridgegen::kMaxLaunchElements`).
+pub const CUDA_LAUNCH_MAX_ELEMENTS: i64 = 2147483647;
 /// Core dimensions of all operands of one generalized ufunc, in all (the generator refuses more).
 pub const MAX_CORE_DIMS: usize = 8;
 /// `CallbackCall::platform` values.

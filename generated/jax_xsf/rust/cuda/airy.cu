@@ -20,8 +20,8 @@ XSF_HOST_DEVICE inline void real(double x, double &ai, double &aip, double &bi, 
 }
 
 extern "C" __global__ void bg_jax_xsf_airy__f_ffff(const bridgegen::Geometry<1> bg_geom, const float *__restrict__ bg_in0, float *bg_out0, float *bg_out1, float *bg_out2, float *bg_out3) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[1];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double z = static_cast<double>(bg_in0[bg_off[0]]);
         double ai;
@@ -37,8 +37,8 @@ extern "C" __global__ void bg_jax_xsf_airy__f_ffff(const bridgegen::Geometry<1> 
 }
 
 extern "C" __global__ void bg_jax_xsf_airy__d_dddd(const bridgegen::Geometry<1> bg_geom, const double *__restrict__ bg_in0, double *bg_out0, double *bg_out1, double *bg_out2, double *bg_out3) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[1];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double z = static_cast<double>(bg_in0[bg_off[0]]);
         double ai;

@@ -15,8 +15,8 @@ XSF_HOST_DEVICE inline double eval(double a, double b, double y) {
 }
 
 extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_betainccinv__fff_f(const bridgegen::Geometry<3> bg_geom, const float *__restrict__ bg_in0, const float *__restrict__ bg_in1, const float *__restrict__ bg_in2, float *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[3];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[3];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double a = static_cast<double>(bg_in0[bg_off[0]]);
         const double b = static_cast<double>(bg_in1[bg_off[1]]);
@@ -26,8 +26,8 @@ extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_betainccinv__fff_f(const b
 }
 
 extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_betainccinv__ddd_d(const bridgegen::Geometry<3> bg_geom, const double *__restrict__ bg_in0, const double *__restrict__ bg_in1, const double *__restrict__ bg_in2, double *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[3];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[3];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double a = static_cast<double>(bg_in0[bg_off[0]]);
         const double b = static_cast<double>(bg_in1[bg_off[1]]);

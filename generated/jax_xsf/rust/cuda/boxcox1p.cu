@@ -22,8 +22,8 @@ __host__ __device__ T imag(const thrust::complex<T> &z) { return z.imag(); }
 #include "xsf/boxcox.h"
 
 extern "C" __global__ void bg_jax_xsf_boxcox1p__ff_f(const bridgegen::Geometry<2> bg_geom, const float *__restrict__ bg_in0, const float *__restrict__ bg_in1, float *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[2];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
         const double lmbda = static_cast<double>(bg_in1[bg_off[1]]);
@@ -32,8 +32,8 @@ extern "C" __global__ void bg_jax_xsf_boxcox1p__ff_f(const bridgegen::Geometry<2
 }
 
 extern "C" __global__ void bg_jax_xsf_boxcox1p__dd_d(const bridgegen::Geometry<2> bg_geom, const double *__restrict__ bg_in0, const double *__restrict__ bg_in1, double *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[2];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
         const double lmbda = static_cast<double>(bg_in1[bg_off[1]]);

@@ -7,8 +7,8 @@
 #include "xsf/cephes/ellik.h"
 
 extern "C" __global__ void bg_jax_xsf_ellipkinc__ff_f(const bridgegen::Geometry<2> bg_geom, const float *__restrict__ bg_in0, const float *__restrict__ bg_in1, float *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[2];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double phi = static_cast<double>(bg_in0[bg_off[0]]);
         const double m = static_cast<double>(bg_in1[bg_off[1]]);
@@ -17,8 +17,8 @@ extern "C" __global__ void bg_jax_xsf_ellipkinc__ff_f(const bridgegen::Geometry<
 }
 
 extern "C" __global__ void bg_jax_xsf_ellipkinc__dd_d(const bridgegen::Geometry<2> bg_geom, const double *__restrict__ bg_in0, const double *__restrict__ bg_in1, double *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[2];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double phi = static_cast<double>(bg_in0[bg_off[0]]);
         const double m = static_cast<double>(bg_in1[bg_off[1]]);

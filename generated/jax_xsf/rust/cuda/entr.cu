@@ -22,8 +22,8 @@ __host__ __device__ T imag(const thrust::complex<T> &z) { return z.imag(); }
 #include "xsf/convex_analysis.h"
 
 extern "C" __global__ void bg_jax_xsf_entr__f_f(const bridgegen::Geometry<1> bg_geom, const float *__restrict__ bg_in0, float *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[1];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
         bg_out0[bg_i] = static_cast<float>(static_cast<double>(xsf::entr(x)));
@@ -31,8 +31,8 @@ extern "C" __global__ void bg_jax_xsf_entr__f_f(const bridgegen::Geometry<1> bg_
 }
 
 extern "C" __global__ void bg_jax_xsf_entr__d_d(const bridgegen::Geometry<1> bg_geom, const double *__restrict__ bg_in0, double *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[1];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
         bg_out0[bg_i] = static_cast<double>(static_cast<double>(xsf::entr(x)));

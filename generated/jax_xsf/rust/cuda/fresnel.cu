@@ -7,8 +7,8 @@
 #include "xsf/cephes/fresnl.h"
 
 extern "C" __global__ void bg_jax_xsf_fresnel__f_ff(const bridgegen::Geometry<1> bg_geom, const float *__restrict__ bg_in0, float *bg_out0, float *bg_out1) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[1];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double z = static_cast<double>(bg_in0[bg_off[0]]);
         double s;
@@ -20,8 +20,8 @@ extern "C" __global__ void bg_jax_xsf_fresnel__f_ff(const bridgegen::Geometry<1>
 }
 
 extern "C" __global__ void bg_jax_xsf_fresnel__d_dd(const bridgegen::Geometry<1> bg_geom, const double *__restrict__ bg_in0, double *bg_out0, double *bg_out1) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[1];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double z = static_cast<double>(bg_in0[bg_off[0]]);
         double s;

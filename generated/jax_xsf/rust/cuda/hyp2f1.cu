@@ -7,8 +7,8 @@
 #include "xsf/hyp2f1.h"
 
 extern "C" __global__ void bg_jax_xsf_hyp2f1__ffff_f(const bridgegen::Geometry<4> bg_geom, const float *__restrict__ bg_in0, const float *__restrict__ bg_in1, const float *__restrict__ bg_in2, const float *__restrict__ bg_in3, float *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[4];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[4];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const float a = static_cast<float>(bg_in0[bg_off[0]]);
         const float b = static_cast<float>(bg_in1[bg_off[1]]);
@@ -19,8 +19,8 @@ extern "C" __global__ void bg_jax_xsf_hyp2f1__ffff_f(const bridgegen::Geometry<4
 }
 
 extern "C" __global__ void bg_jax_xsf_hyp2f1__dddd_d(const bridgegen::Geometry<4> bg_geom, const double *__restrict__ bg_in0, const double *__restrict__ bg_in1, const double *__restrict__ bg_in2, const double *__restrict__ bg_in3, double *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[4];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[4];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double a = static_cast<double>(bg_in0[bg_off[0]]);
         const double b = static_cast<double>(bg_in1[bg_off[1]]);
@@ -31,8 +31,8 @@ extern "C" __global__ void bg_jax_xsf_hyp2f1__dddd_d(const bridgegen::Geometry<4
 }
 
 extern "C" __global__ void bg_jax_xsf_hyp2f1__fffF_F(const bridgegen::Geometry<4> bg_geom, const float *__restrict__ bg_in0, const float *__restrict__ bg_in1, const float *__restrict__ bg_in2, const std::complex<float> *__restrict__ bg_in3, std::complex<float> *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[4];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[4];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const float a = static_cast<float>(bg_in0[bg_off[0]]);
         const float b = static_cast<float>(bg_in1[bg_off[1]]);
@@ -43,8 +43,8 @@ extern "C" __global__ void bg_jax_xsf_hyp2f1__fffF_F(const bridgegen::Geometry<4
 }
 
 extern "C" __global__ void bg_jax_xsf_hyp2f1__dddD_D(const bridgegen::Geometry<4> bg_geom, const double *__restrict__ bg_in0, const double *__restrict__ bg_in1, const double *__restrict__ bg_in2, const std::complex<double> *__restrict__ bg_in3, std::complex<double> *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[4];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[4];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double a = static_cast<double>(bg_in0[bg_off[0]]);
         const double b = static_cast<double>(bg_in1[bg_off[1]]);

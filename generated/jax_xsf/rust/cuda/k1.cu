@@ -122,8 +122,8 @@ XSF_HOST_DEVICE inline float k1ef(float x) {
 }
 
 extern "C" __global__ void bg_jax_xsf_k1__f_f(const bridgegen::Geometry<1> bg_geom, const float *__restrict__ bg_in0, float *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[1];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
         bg_out0[bg_i] = static_cast<float>(static_cast<double>(jax_xsf_bessel_k01::k1f(static_cast<float>(x))));
@@ -131,8 +131,8 @@ extern "C" __global__ void bg_jax_xsf_k1__f_f(const bridgegen::Geometry<1> bg_ge
 }
 
 extern "C" __global__ void bg_jax_xsf_k1__d_d(const bridgegen::Geometry<1> bg_geom, const double *__restrict__ bg_in0, double *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[1];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
         bg_out0[bg_i] = static_cast<double>(static_cast<double>(jax_xsf_bessel_k01::k1(x)));

@@ -7,8 +7,8 @@
 #include "xsf/loggamma.h"
 
 extern "C" __global__ void bg_jax_xsf_loggamma__f_f(const bridgegen::Geometry<1> bg_geom, const float *__restrict__ bg_in0, float *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[1];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const float z = static_cast<float>(bg_in0[bg_off[0]]);
         bg_out0[bg_i] = static_cast<float>(static_cast<float>(z < 0 ? NAN : lgammaf(z)));
@@ -16,8 +16,8 @@ extern "C" __global__ void bg_jax_xsf_loggamma__f_f(const bridgegen::Geometry<1>
 }
 
 extern "C" __global__ void bg_jax_xsf_loggamma__d_d(const bridgegen::Geometry<1> bg_geom, const double *__restrict__ bg_in0, double *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[1];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double z = static_cast<double>(bg_in0[bg_off[0]]);
         bg_out0[bg_i] = static_cast<double>(static_cast<double>(z < 0 ? NAN : lgamma(z)));
@@ -25,8 +25,8 @@ extern "C" __global__ void bg_jax_xsf_loggamma__d_d(const bridgegen::Geometry<1>
 }
 
 extern "C" __global__ void bg_jax_xsf_loggamma__F_F(const bridgegen::Geometry<1> bg_geom, const std::complex<float> *__restrict__ bg_in0, std::complex<float> *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[1];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const std::complex<float> z = static_cast<std::complex<float>>(bg_in0[bg_off[0]]);
         bg_out0[bg_i] = static_cast<std::complex<float>>(static_cast<std::complex<float>>(xsf::loggamma(z)));
@@ -34,8 +34,8 @@ extern "C" __global__ void bg_jax_xsf_loggamma__F_F(const bridgegen::Geometry<1>
 }
 
 extern "C" __global__ void bg_jax_xsf_loggamma__D_D(const bridgegen::Geometry<1> bg_geom, const std::complex<double> *__restrict__ bg_in0, std::complex<double> *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[1];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const std::complex<double> z = static_cast<std::complex<double>>(bg_in0[bg_off[0]]);
         bg_out0[bg_i] = static_cast<std::complex<double>>(static_cast<std::complex<double>>(xsf::loggamma(z)));

@@ -13,8 +13,14 @@ namespace jax_xsf_lpmv {
 // Each series term's factor is computed apart from the running term (r *= f, as cupyx):
 // specfun's r = 0.5 * r * ... / ... puts a division on the loop-carried chain, which made
 // this kernel 2.8x cupyx's code on a CPU core with the same count of terms. On the GPU the
-// change passes the GPU test but left the kernel 2.3-2.5x cupyx's (H100, 2026-12-05 and
-// 2026-12-06): the GPU's gap lies elsewhere (docs/benchmarks-log.md).
+// kernel stayed 2.3-2.5x cupyx's until lpmv0 was kept out of line (three inlined copies,
+// 1.04-1.10x) and the x < -0.35 series added one term of s2 a step (0.66-0.69x, the same
+// outputs bit for bit; register_caps.py, H100, 2026-12-06 03:26 UTC).
+#ifdef __CUDACC__
+#define JAX_XSF_LPMV0_LINKAGE __noinline__
+#else
+#define JAX_XSF_LPMV0_LINKAGE inline
+#endif
 XSF_HOST_DEVICE inline double sign_pow(int n) { return (n & 1) ? -1.0 : 1.0; }  // pow(-1, n)
 XSF_HOST_DEVICE inline double psi(double x) {
     const double el = 0.5772156649015329, pi = 3.141592653589793;
@@ -44,7 +50,7 @@ XSF_HOST_DEVICE inline double psi(double x) {
     if (x < 0.0) ps -= pi * cos(pi * x) / sin(pi * x) + 1.0 / x;
     return ps;
 }
-XSF_HOST_DEVICE inline double lpmv0(double v, int m, double x) {  // degree v >= 0 (DLMF 14.3)
+XSF_HOST_DEVICE JAX_XSF_LPMV0_LINKAGE double lpmv0(double v, int m, double x) {  // degree v >= 0 (DLMF 14.3)
     const double pi = 3.141592653589793, el = 0.5772156649015329, eps = 1e-14;
     const int nv = (int)v;
     const double v0 = v - nv;
@@ -91,11 +97,14 @@ XSF_HOST_DEVICE inline double lpmv0(double v, int m, double x) {  // degree v >=
     for (int j = 1; j <= m; j++) s1 += (j * j + v * v) / (j * (j * j - v * v));
     pmv = pa + s1 - 1.0 / (m - v) + log(0.5 * (1.0 + x));
     r = 1.0;
+    // specfun sums s2 = sum_{j <= k} 1 / (j (j^2 - v^2)) afresh for every k; adding term k at
+    // step k adds the same terms in the same order, with k divisions instead of k (k + 1) / 2.
+    double s2 = 0.0;
     for (int k = 1; k <= 100; k++) {
         r *= 0.5 * (-v + m + k - 1.0) * (v + m + k) / (k * (k + m)) * (1.0 + x);
-        double s = 0.0, s2 = 0.0;
+        double s = 0.0;
         for (int j = 1; j <= m; j++) s += ((k + j) * (k + j) + v * v) / ((k + j) * ((k + j) * (k + j) - v * v));
-        for (int j = 1; j <= k; j++) s2 = s2 + 1.0 / (j * (j * j - v * v));
+        s2 = s2 + 1.0 / (k * (k * k - v * v));
         const double pss = pa + s + 2.0 * v * v * s2 - 1.0 / (m + k - v) + log(0.5 * (1.0 + x));
         const double r2 = pss * r;
         pmv += r2;
@@ -140,8 +149,8 @@ XSF_HOST_DEVICE inline double on_device(double m, double v, double x) {  // xsf:
 }
 
 extern "C" __global__ void bg_jax_xsf_lpmv__fff_f(const bridgegen::Geometry<3> bg_geom, const float *__restrict__ bg_in0, const float *__restrict__ bg_in1, const float *__restrict__ bg_in2, float *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[3];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[3];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const float m = static_cast<float>(bg_in0[bg_off[0]]);
         const float v = static_cast<float>(bg_in1[bg_off[1]]);
@@ -151,8 +160,8 @@ extern "C" __global__ void bg_jax_xsf_lpmv__fff_f(const bridgegen::Geometry<3> b
 }
 
 extern "C" __global__ void bg_jax_xsf_lpmv__ddd_d(const bridgegen::Geometry<3> bg_geom, const double *__restrict__ bg_in0, const double *__restrict__ bg_in1, const double *__restrict__ bg_in2, double *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[3];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[3];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double m = static_cast<double>(bg_in0[bg_off[0]]);
         const double v = static_cast<double>(bg_in1[bg_off[1]]);

@@ -180,8 +180,8 @@ XSF_HOST_DEVICE inline double binom(double n, double k) {
 #endif
 
 extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_nbdtr__iif_f(const bridgegen::Geometry<3> bg_geom, const int *__restrict__ bg_in0, const int *__restrict__ bg_in1, const float *__restrict__ bg_in2, float *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[3];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[3];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const long long k = static_cast<long long>(bg_in0[bg_off[0]]);
         const long long n = static_cast<long long>(bg_in1[bg_off[1]]);
@@ -191,8 +191,8 @@ extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_nbdtr__iif_f(const bridgeg
 }
 
 extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_nbdtr__llf_f(const bridgegen::Geometry<3> bg_geom, const long long *__restrict__ bg_in0, const long long *__restrict__ bg_in1, const float *__restrict__ bg_in2, float *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[3];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[3];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const long long k = static_cast<long long>(bg_in0[bg_off[0]]);
         const long long n = static_cast<long long>(bg_in1[bg_off[1]]);
@@ -202,8 +202,8 @@ extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_nbdtr__llf_f(const bridgeg
 }
 
 extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_nbdtr__iid_d(const bridgegen::Geometry<3> bg_geom, const int *__restrict__ bg_in0, const int *__restrict__ bg_in1, const double *__restrict__ bg_in2, double *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[3];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[3];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const long long k = static_cast<long long>(bg_in0[bg_off[0]]);
         const long long n = static_cast<long long>(bg_in1[bg_off[1]]);
@@ -213,8 +213,8 @@ extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_nbdtr__iid_d(const bridgeg
 }
 
 extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_nbdtr__lld_d(const bridgegen::Geometry<3> bg_geom, const long long *__restrict__ bg_in0, const long long *__restrict__ bg_in1, const double *__restrict__ bg_in2, double *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[3];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[3];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const long long k = static_cast<long long>(bg_in0[bg_off[0]]);
         const long long n = static_cast<long long>(bg_in1[bg_off[1]]);

@@ -7,8 +7,8 @@
 #include "xsf/sici.h"
 
 extern "C" __global__ void bg_jax_xsf_shichi__f_ff(const bridgegen::Geometry<1> bg_geom, const float *__restrict__ bg_in0, float *bg_out0, float *bg_out1) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[1];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const float x = static_cast<float>(bg_in0[bg_off[0]]);
         float shi;
@@ -20,8 +20,8 @@ extern "C" __global__ void bg_jax_xsf_shichi__f_ff(const bridgegen::Geometry<1> 
 }
 
 extern "C" __global__ void bg_jax_xsf_shichi__d_dd(const bridgegen::Geometry<1> bg_geom, const double *__restrict__ bg_in0, double *bg_out0, double *bg_out1) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[1];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
         double shi;
@@ -33,8 +33,8 @@ extern "C" __global__ void bg_jax_xsf_shichi__d_dd(const bridgegen::Geometry<1> 
 }
 
 extern "C" __global__ void bg_jax_xsf_shichi__F_FF(const bridgegen::Geometry<1> bg_geom, const std::complex<float> *__restrict__ bg_in0, std::complex<float> *bg_out0, std::complex<float> *bg_out1) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[1];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const std::complex<float> x = static_cast<std::complex<float>>(bg_in0[bg_off[0]]);
         std::complex<float> shi;
@@ -46,8 +46,8 @@ extern "C" __global__ void bg_jax_xsf_shichi__F_FF(const bridgegen::Geometry<1> 
 }
 
 extern "C" __global__ void bg_jax_xsf_shichi__D_DD(const bridgegen::Geometry<1> bg_geom, const std::complex<double> *__restrict__ bg_in0, std::complex<double> *bg_out0, std::complex<double> *bg_out1) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[1];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const std::complex<double> x = static_cast<std::complex<double>>(bg_in0[bg_off[0]]);
         std::complex<double> shi;

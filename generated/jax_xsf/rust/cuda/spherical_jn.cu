@@ -69,8 +69,8 @@ template <class T> std::complex<T> eval(long n, std::complex<T> z) { return xsf:
 #endif
 
 extern "C" __global__ void bg_jax_xsf_spherical_jn__if_f(const bridgegen::Geometry<2> bg_geom, const int *__restrict__ bg_in0, const float *__restrict__ bg_in1, float *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[2];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const long long n = static_cast<long long>(bg_in0[bg_off[0]]);
         const double z = static_cast<double>(bg_in1[bg_off[1]]);
@@ -79,8 +79,8 @@ extern "C" __global__ void bg_jax_xsf_spherical_jn__if_f(const bridgegen::Geomet
 }
 
 extern "C" __global__ void bg_jax_xsf_spherical_jn__id_d(const bridgegen::Geometry<2> bg_geom, const int *__restrict__ bg_in0, const double *__restrict__ bg_in1, double *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[2];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const long long n = static_cast<long long>(bg_in0[bg_off[0]]);
         const double z = static_cast<double>(bg_in1[bg_off[1]]);
@@ -89,8 +89,8 @@ extern "C" __global__ void bg_jax_xsf_spherical_jn__id_d(const bridgegen::Geomet
 }
 
 extern "C" __global__ void bg_jax_xsf_spherical_jn__lf_f(const bridgegen::Geometry<2> bg_geom, const long long *__restrict__ bg_in0, const float *__restrict__ bg_in1, float *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[2];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const long long n = static_cast<long long>(bg_in0[bg_off[0]]);
         const double z = static_cast<double>(bg_in1[bg_off[1]]);
@@ -99,8 +99,8 @@ extern "C" __global__ void bg_jax_xsf_spherical_jn__lf_f(const bridgegen::Geomet
 }
 
 extern "C" __global__ void bg_jax_xsf_spherical_jn__ld_d(const bridgegen::Geometry<2> bg_geom, const long long *__restrict__ bg_in0, const double *__restrict__ bg_in1, double *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[2];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const long long n = static_cast<long long>(bg_in0[bg_off[0]]);
         const double z = static_cast<double>(bg_in1[bg_off[1]]);

@@ -58,8 +58,8 @@ XSF_HOST_DEVICE inline double in(long n, double x) {
 }
 
 extern "C" __global__ void bg_jax_xsf_spherical_yn__if_f(const bridgegen::Geometry<2> bg_geom, const int *__restrict__ bg_in0, const float *__restrict__ bg_in1, float *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[2];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const long long n = static_cast<long long>(bg_in0[bg_off[0]]);
         const double z = static_cast<double>(bg_in1[bg_off[1]]);
@@ -68,8 +68,8 @@ extern "C" __global__ void bg_jax_xsf_spherical_yn__if_f(const bridgegen::Geomet
 }
 
 extern "C" __global__ void bg_jax_xsf_spherical_yn__id_d(const bridgegen::Geometry<2> bg_geom, const int *__restrict__ bg_in0, const double *__restrict__ bg_in1, double *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[2];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const long long n = static_cast<long long>(bg_in0[bg_off[0]]);
         const double z = static_cast<double>(bg_in1[bg_off[1]]);
@@ -78,8 +78,8 @@ extern "C" __global__ void bg_jax_xsf_spherical_yn__id_d(const bridgegen::Geomet
 }
 
 extern "C" __global__ void bg_jax_xsf_spherical_yn__lf_f(const bridgegen::Geometry<2> bg_geom, const long long *__restrict__ bg_in0, const float *__restrict__ bg_in1, float *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[2];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const long long n = static_cast<long long>(bg_in0[bg_off[0]]);
         const double z = static_cast<double>(bg_in1[bg_off[1]]);
@@ -88,8 +88,8 @@ extern "C" __global__ void bg_jax_xsf_spherical_yn__lf_f(const bridgegen::Geomet
 }
 
 extern "C" __global__ void bg_jax_xsf_spherical_yn__ld_d(const bridgegen::Geometry<2> bg_geom, const long long *__restrict__ bg_in0, const double *__restrict__ bg_in1, double *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[2];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const long long n = static_cast<long long>(bg_in0[bg_off[0]]);
         const double z = static_cast<double>(bg_in1[bg_off[1]]);

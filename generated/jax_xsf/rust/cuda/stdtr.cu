@@ -38,8 +38,8 @@ XSF_HOST_DEVICE inline double eval(double df, double t) {
 }
 
 extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_stdtr__ff_f(const bridgegen::Geometry<2> bg_geom, const float *__restrict__ bg_in0, const float *__restrict__ bg_in1, float *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[2];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double df = static_cast<double>(bg_in0[bg_off[0]]);
         const double t = static_cast<double>(bg_in1[bg_off[1]]);
@@ -48,8 +48,8 @@ extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_stdtr__ff_f(const bridgege
 }
 
 extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_stdtr__dd_d(const bridgegen::Geometry<2> bg_geom, const double *__restrict__ bg_in0, const double *__restrict__ bg_in1, double *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[2];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double df = static_cast<double>(bg_in0[bg_off[0]]);
         const double t = static_cast<double>(bg_in1[bg_off[1]]);

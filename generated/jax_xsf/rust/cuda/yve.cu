@@ -7,8 +7,8 @@
 #include "xsf/cephes/yv.h"
 
 extern "C" __global__ void bg_jax_xsf_yve__ff_f(const bridgegen::Geometry<2> bg_geom, const float *__restrict__ bg_in0, const float *__restrict__ bg_in1, float *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[2];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const float v = static_cast<float>(bg_in0[bg_off[0]]);
         const float z = static_cast<float>(bg_in1[bg_off[1]]);
@@ -17,8 +17,8 @@ extern "C" __global__ void bg_jax_xsf_yve__ff_f(const bridgegen::Geometry<2> bg_
 }
 
 extern "C" __global__ void bg_jax_xsf_yve__dd_d(const bridgegen::Geometry<2> bg_geom, const double *__restrict__ bg_in0, const double *__restrict__ bg_in1, double *bg_out0) {
-    BRIDGEGEN_FOR_EACH(bg_geom, bg_i) {
-        long long bg_off[2];
+    BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
+        unsigned bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double v = static_cast<double>(bg_in0[bg_off[0]]);
         const double z = static_cast<double>(bg_in1[bg_off[1]]);

@@ -102,7 +102,7 @@ const HEAVY_REGISTERS: c_int = 64;
 /// 2026-12-04 20:15 UTC).
 const HEAVY_LOCAL_BYTES: c_int = 128;
 /// CUDA's largest gridDim.x.
-const MAX_GRID_X: u32 = i32::MAX as u32;
+pub const MAX_GRID_X: u32 = i32::MAX as u32;
 
 /// The images of one generated function, its kernels (one per type loop, in loop order),
 /// and the modules loaded so far, per device.
