@@ -224,7 +224,8 @@ def times(out_path: str) -> int:
         print(json.dumps(row), flush=True)
         # Rewritten after every case, so a call cut off at its time limit still leaves a table.
         save(out_path, env, rows)
-    if not STOPPED:  # the extras once the cases are done (a pass split over calls: its last)
+    # The extras once the cases are done: by the pass that timed the last of them.
+    if rows and not STOPPED:
         save(out_path, env, rows + extras())
     return 0
 
