@@ -205,8 +205,9 @@ fn execute(call: &Call, uf: &Ufunc) -> Result<(), FfiError> {
             // Device addresses: `offsets` index this part's first element of each operand.
             .map(|((p, off), t)| p.wrapping_byte_offset(*off as isize * t.size() as isize))
             .collect();
-        // A flat part's bytes per element: its non-broadcast inputs and the outputs.
-        let flat = part.shape.len() == 1;
+        // A flat elementwise part's bytes per element: its non-broadcast inputs and the
+        // outputs (a generalized ufunc's thread walks whole core blocks: capped as before).
+        let flat = uf.core.is_none() && part.shape.len() == 1;
         let bytes: usize = types.iter().zip(&part.strides).filter(|(_, s)| s[0] != 0).map(|(t, _)| t.size()).sum();
         let max_grid = if flat && bytes >= STREAMING_BYTES { module::MAX_GRID_X } else { kernel.max_grid };
         // cuLaunchKernel takes a pointer to each argument: the geometry struct, (a
