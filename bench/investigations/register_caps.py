@@ -35,6 +35,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import spec_toml  # noqa: E402
 GENERATED = ROOT / "generated" / "jax_xsf" / "rust" / "cuda"
 RUNTIME_INCLUDE = ROOT / "runtime" / "rust" / "include"
 N = 1 << 22
@@ -116,45 +118,22 @@ ALT = {
 
 
 # Named source edits, each a list of (old, new) replacements that must all apply. (lpmv's
-# "s2inc" and "noinline0", H100 2026-12-06 03:26 UTC, now ship in its prelude.)
-# xsf's igam.h and igami.h with every function `__noinline__` (cupyx declares its Cephes
-# ports so): their dependencies first, as they are, then the two headers under the macro.
+# "s2inc" and "noinline0", H100 2026-12-06 03:26 UTC, now ship in its prelude; so do
+# "noinline_igam" for chdtri and gammainccinv and "noinline_incbet" for bdtri and stdtrit.)
+# The noinline edits put the spec's own prelude (its headers, then its code, as the
+# generator lays it out) before the function's headers.
 KERNEL_H = "#include <bridgegen/kernel.cuh>"
-NOINLINE_IGAM = KERNEL_H + """
-#include "xsf/config.h"
-#include "xsf/error.h"
-#include "xsf/cephes/const.h"
-#include "xsf/cephes/gamma.h"
-#include "xsf/cephes/igam_asymp_coeff.h"
-#include "xsf/cephes/lanczos.h"
-#include "xsf/cephes/ndtr.h"
-#include "xsf/cephes/unity.h"
-#include "xsf/cephes/polevl.h"
-#pragma push_macro("XSF_HOST_DEVICE")
-#undef XSF_HOST_DEVICE
-#define XSF_HOST_DEVICE __host__ __device__ __noinline__
-#include "xsf/cephes/igam.h"
-#include "xsf/cephes/igami.h"
-#pragma pop_macro("XSF_HOST_DEVICE")
-"""
-# The same for incbet.h and incbi.h (the incomplete beta function and its inverse).
-NOINLINE_INCBET = KERNEL_H + """
-#include "xsf/config.h"
-#include "xsf/error.h"
-#include "xsf/cephes/beta.h"
-#include "xsf/cephes/const.h"
-#include "xsf/cephes/gamma.h"
-#include "xsf/cephes/ndtri.h"
-#pragma push_macro("XSF_HOST_DEVICE")
-#undef XSF_HOST_DEVICE
-#define XSF_HOST_DEVICE __host__ __device__ __noinline__
-#include "xsf/cephes/incbet.h"
-#include "xsf/cephes/incbi.h"
-#pragma pop_macro("XSF_HOST_DEVICE")
-"""
+PRELUDES = {p["name"]: p for p in spec_toml.load(ROOT / "specs" / "xsf.toml")["prelude"]}
+
+
+def with_prelude(name):
+    p = PRELUDES[name]
+    return KERNEL_H + "\n" + "".join(f'#include "{h}"\n' for h in p.get("headers", [])) + p["code"]
+
+
 EDITS = {
-    "noinline_igam": {fn: [(KERNEL_H, NOINLINE_IGAM)] for fn in ("gammaincinv", "gammainccinv", "chdtri", "gammainc", "gammaincc")},
-    "noinline_incbet": {fn: [(KERNEL_H, NOINLINE_INCBET)] for fn in ("bdtri", "stdtrit", "betaincinv", "fdtri")},
+    "noinline_igam": {fn: [(KERNEL_H, with_prelude("igam_noinline"))] for fn in ("gammaincinv", "gammainc", "gammaincc")},
+    "noinline_incbet": {fn: [(KERNEL_H, with_prelude("incbet_noinline"))] for fn in ("betaincinv", "fdtri")},
 }
 
 

@@ -16,12 +16,10 @@
 // line, stdtrit 21 % faster, the outputs equal bit for bit on 4M points (register_caps.py,
 // H100, 2026-12-06 04:35 UTC); in the built wheel bdtri 0.62-0.63x, stdtrit 513 -> 357 ms at
 // 2^22, GPU tests passed (04:57 UTC). A function using this lists no cuda_headers.
-#pragma push_macro("XSF_HOST_DEVICE")
-#undef XSF_HOST_DEVICE
-#define XSF_HOST_DEVICE __host__ __device__ __noinline__
+#include <bridgegen/out_of_line_begin.cuh>
 #include "xsf/cephes/incbet.h"
 #include "xsf/cephes/incbi.h"
-#pragma pop_macro("XSF_HOST_DEVICE")
+#include <bridgegen/out_of_line_end.cuh>
 #include "xsf/stats.h"
 #endif
 

@@ -22,12 +22,10 @@
 // 0.77-0.82x). gammaincinv lost 5-15 % out of line, so it keeps them inline.
 // The two headers' own includes come first, unchanged, through this prelude's headers; a
 // function using this lists no cuda_headers: its wrapper header comes after.
-#pragma push_macro("XSF_HOST_DEVICE")
-#undef XSF_HOST_DEVICE
-#define XSF_HOST_DEVICE __host__ __device__ __noinline__
+#include <bridgegen/out_of_line_begin.cuh>
 #include "xsf/cephes/igam.h"
 #include "xsf/cephes/igami.h"
-#pragma pop_macro("XSF_HOST_DEVICE")
+#include <bridgegen/out_of_line_end.cuh>
 #include "xsf/gamma.h"
 #include "xsf/stats.h"
 #endif

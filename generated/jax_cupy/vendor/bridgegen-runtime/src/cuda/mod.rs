@@ -194,16 +194,15 @@ fn execute(call: &Call, uf: &Ufunc) -> Result<(), FfiError> {
             d.check(unsafe { (d.cuMemsetD8Async)(b.data as u64, 0xFF, bytes, stream) }, "cuMemsetD8Async")?;
         }
     }
-    let base: Vec<*mut c_void> = bufs.iter().map(|b| b.data as *mut c_void).collect();
     let mut launch = |part: &Broadcast, offsets: &[i64]| -> Result<(), FfiError> {
         let n = part.total();
         let mut geom = geometry(part, uf.nin)?;
-        let mut ptrs: Vec<*mut c_void> = base
+        let mut ptrs: Vec<*mut c_void> = bufs
             .iter()
             .zip(offsets)
             .zip(types)
             // Device addresses: `offsets` index this part's first element of each operand.
-            .map(|((p, off), t)| p.wrapping_byte_offset(*off as isize * t.size() as isize))
+            .map(|((b, off), t)| (b.data as *mut c_void).wrapping_byte_offset(*off as isize * t.size() as isize))
             .collect();
         // A flat elementwise part's bytes per element: its non-broadcast inputs and the
         // outputs (a generalized ufunc's thread walks whole core blocks: capped as before).
