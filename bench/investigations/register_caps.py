@@ -18,7 +18,12 @@ CUDA toolkit's) and reads registers and spills with `cuobjdump --dump-resource-u
 heavy kernels: a cap strips the spec's `__maxnreg__` and passes `--maxrregcount`;
 `noinline` moves the function's expression into a `__noinline__` device function, as
 cupyx declares its Cephes ports (registers then follow the callee, not the loop around it).
-A name of `EDITS` (`CAPS=shipped,s2inc`) compiles the function with that edit of its source.
+A name of `EDITS` (`CAPS=shipped,s2inc`) compiles the function with that edit of its source
+(`noinline_lgamma`: igam.h/igami.h out of line with the math library's lgamma, as cupyx;
+`log_div`, `log_rcp`: rel_entr and logit with one log, log_residual.cuh; `f32math`: xlogy
+and xlog1py's float32 loop in single precision); `_free` drops the spec's register cap.
+`LOG2N=24` sets the size (default 2^22), `RANGES` the inputs' ranges. Functions of `SCIPY_CHECK` are also compared with
+scipy.special, on the timing inputs and, for rel_entr and logit, near a ratio of 1.
 """
 
 from __future__ import annotations
@@ -37,9 +42,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 import spec_toml  # noqa: E402
+
 GENERATED = ROOT / "generated" / "jax_xsf" / "rust" / "cuda"
 RUNTIME_INCLUDE = ROOT / "runtime" / "rust" / "include"
-N = 1 << 22
+N = 1 << int(os.environ.get("LOG2N", "22"))
 BLOCK = 128
 BLOCKS_PER_SM = 64  # runtime/rust/src/cuda/module.rs
 CAPS = [
@@ -98,9 +104,18 @@ CHEAP = {
     "ndtri": [(0.0, 1.0)],
     # 2.2-2.5x cupyx's kernel (H100, 2026-12-05) with the same specfun algorithm and 72 vs 76
     # registers: "alt" runs cupyx's own lpmv code inside our kernel, to tell the code from
-    # the wrapper. m: integral floats (INTEGRAL).
+    # the wrapper ("alt_free": without the spec's register cap). m: integral floats (INTEGRAL).
     "lpmv": [(0, 5), (0.0, 10.0), (-1.0, 1.0)],
+    # One log a lane (LOG_EDITS) and float32 in single precision, as cupyx (2026-12-06).
+    "rel_entr": [(0.0, 100.0), (0.0, 100.0)],
+    "logit": [(0.0, 1.0)],
+    "xlog1py": [(-10.0, 10.0), (-0.9, 100.0)],
 }
+# RANGES="gammaincinv=0:50,0:1;pdtr=0:50,0:50" draws those functions' inputs from other ranges
+# (device_table.py uses the spec's test ranges).
+for _item in filter(None, os.environ.get("RANGES", "").split(";")):
+    _fn, _spans = _item.split("=")
+    (HEAVY if _fn in HEAVY else CHEAP)[_fn] = [tuple(float(v) for v in span.split(":")) for span in _spans.split(",")]
 # Float arguments drawn as integers (orders that must be integral).
 INTEGRAL = {"lpmv": {0}}
 DTYPE = {"f": "float32", "d": "float64", "i": "int32", "l": "int64"}
@@ -114,6 +129,7 @@ ALT = {
     # cupyx's own Cephes igami/igamci (same xsf-era algorithm): the code or the wrapper?
     "gammaincinv": ("xsf::gammaincinv(", "igami("),
     "gammainccinv": ("xsf::gammainccinv(", "igamci("),
+    "pdtr": ("xsf::pdtr(", "pdtr("),
 }
 
 
@@ -131,22 +147,114 @@ def with_prelude(name):
     return KERNEL_H + "\n" + "".join(f'#include "{h}"\n' for h in p.get("headers", [])) + p["code"]
 
 
+FIRST_KERNEL = 'extern "C" __global__ void '
+# igam.h/igami.h out of line with log|Gamma| from the math library, both as cupyx's ports.
+LGAMMA = """
+namespace xsf { namespace cephes {
+XSF_HOST_DEVICE inline double lgam_math_library(double x) { return lgamma(x); }
+} }
+#define lgam lgam_math_library
+"""
+# ... and with Cephes' erfc and expm1 (igam.h's asymptotic series and igamc_series) from the
+# math library too, as cupyx's igam calls them.
+MATHLIB_DEFS = """
+namespace xsf { namespace cephes {
+XSF_HOST_DEVICE inline double erfc_math_library(double x) { return ::erfc(x); }
+XSF_HOST_DEVICE inline double expm1_math_library(double x) { return ::expm1(x); }
+} }
+#define erfc erfc_math_library
+#define expm1 expm1_math_library
+"""
+MATHLIB_UNDEFS = "\n#undef erfc\n#undef expm1\n"
+OOL_BEGIN, OOL_END = "#include <bridgegen/out_of_line_begin.cuh>", "#include <bridgegen/out_of_line_end.cuh>"
+NOINLINE_LGAMMA = [(OOL_BEGIN, LGAMMA + OOL_BEGIN), (OOL_END, OOL_END + "\n#undef lgam")]
+IGAM_H = '#include "xsf/cephes/igam.h"'
+LOG_CODE = (
+    (Path(__file__).with_name("log_residual.cuh")).read_text()
+    if Path(__file__).with_name("log_residual.cuh").exists()
+    else ""
+)
+
+
+def kernel_call(call, dtype):
+    return f"static_cast<{dtype}>(static_cast<double>({call}))"
+
+
+def log_edit(kind):
+    return {
+        "rel_entr": [
+            (FIRST_KERNEL, LOG_CODE + FIRST_KERNEL),
+            (kernel_call("jax_xsf_log1::rel_entr(x, y)", "float"), f"bg_v::rel_entr_{kind}(float(x), float(y))"),
+            (kernel_call("jax_xsf_log1::rel_entr(x, y)", "double"), f"bg_v::rel_entr_{kind}(x, y)"),
+        ],
+        "logit": [
+            (FIRST_KERNEL, LOG_CODE + FIRST_KERNEL),
+            (kernel_call("jax_xsf_log1::logit(p)", "double"), f"bg_v::logit_{kind}(p)"),
+        ],
+    }
+
+
+IGAM_READ = '#include "xsf/cephes/igam.h"\n#include "xsf/cephes/igami.h"\n'
+
+
+def igam_rerouted(out_of_line):
+    """gammaincinv's source with igam.h/igami.h read under the math-library reroutes."""
+    p = PRELUDES["igam_noinline"]
+    heads = "".join(f'#include "{h}"\n' for h in p.get("headers", []))
+    body = f"{OOL_BEGIN}\n{IGAM_READ}{OOL_END}\n" if out_of_line else IGAM_READ
+    code = LGAMMA + MATHLIB_DEFS + body + "#undef lgam" + MATHLIB_UNDEFS + '#include "xsf/gamma.h"\n'
+    return [(KERNEL_H, KERNEL_H + "\n" + heads + code)]
+
+
 EDITS = {
-    "noinline_igam": {fn: [(KERNEL_H, with_prelude("igam_noinline"))] for fn in ("gammaincinv", "gammainc", "gammaincc")},
+    "noinline_igam": {
+        fn: [(KERNEL_H, with_prelude("igam_noinline"))] for fn in ("gammaincinv", "gammainc", "gammaincc")
+    },
     "noinline_incbet": {fn: [(KERNEL_H, with_prelude("incbet_noinline"))] for fn in ("betaincinv", "fdtri")},
+    "noinline_lgamma": {
+        **{fn: [(KERNEL_H, with_prelude("igam_noinline")), *NOINLINE_LGAMMA] for fn in ("gammaincinv", "gammainc")},
+        **{fn: NOINLINE_LGAMMA for fn in ("chdtri", "gammainccinv")},
+        "pdtr": [(IGAM_H, f"{OOL_BEGIN}\n{IGAM_H}\n{OOL_END}")],
+    },
+    "log_div": log_edit("div"),
+    "log_rcp": log_edit("rcp"),
+    "f32math": {
+        fn: [
+            (
+                kernel_call(f"(x == 0 && !isnan(y)) ? 0.0 : x * {f}(y)", "float"),
+                f"((x == 0 && !isnan(y)) ? 0.0f : float(x) * {f}f(float(y)))",
+            )
+        ]
+        for fn, f in (("xlogy", "log"), ("xlog1py", "log1p"))
+    },
 }
+EDITS["mathlib"] = {
+    "gammaincinv": igam_rerouted(False),
+    "pdtr": [
+        ("#define lgam lgam_math_library", "".join(f'#include "{h}"\n' for h in PRELUDES["igam_noinline"]["headers"]) + "#define lgam lgam_math_library" + MATHLIB_DEFS),
+        ("#undef lgam", "#undef lgam" + MATHLIB_UNDEFS),
+    ],
+}
+EDITS["noinline_mathlib"] = {
+    "gammaincinv": igam_rerouted(True),
+    "pdtr": [*EDITS["mathlib"]["pdtr"], (IGAM_H, f"{OOL_BEGIN}\n{IGAM_H}\n{OOL_END}")],
+}
+# The same edits without the spec's register cap.
+EDITS["mathlib_free"] = EDITS["mathlib"]
+EDITS["noinline_mathlib_free"] = EDITS["noinline_mathlib"]
+EDITS["noinline_lgamma_free"] = EDITS["noinline_lgamma"]
 
 
 def applies(cap):
     """The functions a variant can be built for."""
-    return ALT if cap == "alt" else EDITS[cap] if cap in EDITS else {**HEAVY, **CHEAP}
+    return ALT if cap in ("alt", "alt_free") else EDITS[cap] if cap in EDITS else {**HEAVY, **CHEAP}
 
 
 def edited_source(fn, src, edit):
     for old, new in EDITS[edit][fn]:
         assert old in src, (fn, edit, old[:60])
-        src = src.replace(old, new)
-    return src
+        src = src.replace(old, new, 1)
+    return uncapped(src) if edit.endswith("_free") else src
 
 
 def alt_preamble(fn):
@@ -160,6 +268,10 @@ def alt_preamble(fn):
         from cupyx.scipy.special import _gammainc
 
         return _gammainc._igami_preamble
+    if fn == "pdtr":
+        from cupyx.scipy.special import _gammainc, _stats_distributions
+
+        return _gammainc._igam_preamble + _stats_distributions.pdtr_definition
     return ""
 
 
@@ -299,7 +411,8 @@ def compile_all(out):
     lib, path = load_nvrtc()
     print("NVRTC:", path)
     jobs = [(fn, None) for fn in CHEAP] + [(fn, "alt") for fn in ALT]
-    jobs += [(fn, cap) for fn in HEAVY for cap in CAPS if cap != "alt" and fn in applies(cap)]
+    jobs += [(fn, cap) for fn in HEAVY for cap in CAPS if cap not in ("alt", "alt_free") and fn in applies(cap)]
+    jobs += [(fn, "alt_free") for fn in ALT if "alt_free" in CAPS]
     jobs += [(fn, e) for e in CAPS if e in EDITS for fn in EDITS[e]]
     jobs = [j for j in jobs if not ONLY or j[0] in ONLY]
     # The slowest compiles first, so the pool's last round is short.
@@ -308,8 +421,9 @@ def compile_all(out):
     def job(fc):
         fn, cap = fc
         src, syms = kernels(fn)
-        if cap == "alt":
+        if cap in ("alt", "alt_free"):
             src = alt_source(fn, src, syms)
+            src = uncapped(src) if cap == "alt_free" else src
         elif cap == "noinline":
             src = noinline_source(src, syms)
         elif cap in EDITS:
@@ -332,6 +446,63 @@ def compile_all(out):
             meta[f"{fn}.{cap or 'shipped'}"] = res
             print(fn, cap or "shipped", res, flush=True)
     (out / "resources.json").write_text(json.dumps(meta, indent=1, sort_keys=True))
+
+
+# Accuracy against scipy.special (float64 on the float64-cast inputs) of every variant: on
+# the timing inputs and on inputs where the log's argument is near 1.
+SCIPY_CHECK = {"rel_entr", "logit", "xlogy", "xlog1py", "pdtr", "gammaincinv", "gammainccinv", "chdtri", "gammainc"}
+
+
+def near_one(fn, dtype, rng, n):
+
+    t = rng.uniform(-1, 1, n) * 10.0 ** rng.uniform(-15, -1, n)
+    if fn == "rel_entr":
+        y = rng.uniform(0.1, 100, n).astype(dtype)
+        return [(y * (1 + t)).astype(dtype), y]
+    if fn == "logit":
+        return [(0.5 + t / 2).astype(dtype)]
+    return None
+
+
+def check_scipy(fn, sym, caps, out, args, outs, rng, g):
+    import cupy
+    import numpy as np
+    import scipy.special as sc
+
+    def report(label, ins, got):
+        ins64 = [cupy.asnumpy(a).astype(np.float64) for a in ins]
+        with np.errstate(all="ignore"):
+            want = getattr(sc, fn)(*ins64)
+        got = cupy.asnumpy(got).astype(np.float64)
+        eps = np.finfo(np.float32 if sym.endswith("_f") else np.float64).eps
+        nan_diff = int((np.isnan(got) != np.isnan(want)).sum())
+        fin = np.isfinite(got) & np.isfinite(want) & (want != 0)
+        err = np.abs(got[fin] - want[fin]) / np.abs(want[fin]) / eps
+        worst = int(np.argmax(err)) if err.size else 0
+        at = [float(a[fin][worst]) for a in ins64] if err.size else []
+        print(
+            f"  scipy {label:26s} max {err.max() if err.size else 0:10.3g} eps, p99.99 {np.quantile(err, 0.9999) if err.size else 0:8.3g}, NaN diff {nan_diff}, at {at}"
+        )
+
+    near = near_one(fn, args[0].dtype, rng, 1 << 20)
+    for cap in caps:
+        key = f"{fn}.{cap or 'shipped'}"
+        if cap not in outs:
+            continue
+        n = 1 << 18
+        report(f"{cap or 'shipped'} random", [a[:n] for a in args], outs[cap][:n])
+        if near is not None:
+            import cupy as cp
+
+            k = cp.RawModule(path=str(out / f"{key}.cubin")).get_function(sym)
+            ins = [cp.asarray(a) for a in near]
+            o = cp.full(len(near[0]), np.nan, dtype=outs[cap].dtype)
+            w = np.zeros(2 + 8 + 8 * len(ins), dtype=np.int64)
+            w[0], w[1], w[2] = len(near[0]), 1, len(near[0])
+            for j in range(len(ins)):
+                w[10 + 8 * j] = 1
+            k(((len(near[0]) + BLOCK - 1) // BLOCK,), (BLOCK,), (np.void(w.tobytes()), *ins, o))
+            report(f"{cap or 'shipped'} near 1", ins, o)
 
 
 def time_all(out):
@@ -413,6 +584,8 @@ def time_all(out):
                     )
                     rows.append(dict(kernel=sym, cap=cap, grid=gname, us=us, cupyx_us=cup, **r))
                 outs[cap] = o.copy()
+            if fn in SCIPY_CHECK:
+                check_scipy(fn, sym, caps, out, args, outs, rng, g)
             if None not in outs:
                 continue
             base = outs[None]

@@ -1,11 +1,11 @@
 """Device ports, checked on the host: where a function's CUDA kernel runs code of its own
 `prelude` instead of the xsf call in `expr` (lpmv: specfun.h does not compile under NVRTC;
 kv, kve, ive, kn: AMOS does not; k0, k0e, k1, k1e: I0 and I1 from the math library; spherical_jn, _yn, _in, airy: their headers include AMOS; pseudo_huber: fewer transcendental calls; rgamma: Cephes' recurrence further, then the math library's lgamma; beta, betaln,
-binom, poch, exp1, expi: xsf's code made faster for the device; logit, log_expit, rel_entr: one
-log1p per element), this builds both with g++ and compares them on random and edge inputs,
+binom, poch, exp1, expi: xsf's code made faster for the device; logit, rel_entr: one log per
+element; log_expit: one log1p), this builds both with g++ and compares them on random and edge inputs,
 so CI without a GPU tests the port itself; ports whose float32 loop runs in single precision
 (FLOAT_PORTS) are compared in float32 too. Preludes that reroute calls inside xsf's headers
-on the device only (SEAMS: incbet's Gamma, igam's lgam) are built with g++ as the device reads
+on the device only (SEAMS: incbet's Gamma, igam's lgam, erfc and expm1) are built with g++ as the device reads
 them and compared with SciPy. The GPU tests (test_accuracy's `_on_gpu`) check the kernels.
 """
 
@@ -53,13 +53,13 @@ PORTS["pseudo_huber"] = 1e-13
 # k0, k0e, k1, k1e: xsf's Cephes code, I0 and I1 from the math library on the device only
 # (the host build keeps Cephes' i0/i1, so this checks the rest of the port: the same doubles).
 PORTS |= {"k0": 0.0, "k0e": 0.0, "k1": 0.0, "k1e": 0.0}
-# logit, rel_entr: log(q) as log1p(m - 1) + k ln 2 (one log1p per element): a few ulps from
-# xsf's log; log_expit: xsf's two branches as one, the same doubles.
+# logit, rel_entr: one log of x (1 / y) plus the quotient's rounding error near 1: 3 ulps from
+# SciPy at most; log_expit: xsf's two branches as one, the same doubles.
 PORTS |= {"logit": 1e-15, "rel_entr": 1e-15, "log_expit": 0.0}
 # Ports whose float32 loop runs in single precision, checked in float32 against the host's
 # float32 loop (xsf's templates in float, as SciPy's loops): largest relative difference
-# (logit: the float division, 1 - p and log1pf each round: 3 ulps seen, 2 from the exact value).
-FLOAT_PORTS = {"logit": 8 * 2.0**-24, "log_expit": 0.0}
+# (logit, rel_entr: 1 / y, x (1 / y), the residual and logf each round).
+FLOAT_PORTS = {"logit": 8 * 2.0**-24, "rel_entr": 8 * 2.0**-24, "log_expit": 0.0}
 # k0, k0e, k1, k1e: Cephes' Chebyshev series in float (the host's I0/I1 in double, CUDA's
 # cyl_bessel_i0f/i1f on the device): 10 ulps seen just below x = 2, where Clenshaw's
 # rounding is several times the sum; the float32 GPU tolerance is 1e-5.
@@ -186,8 +186,10 @@ def test_device_port_matches_host_loops(name, real, tmp_path):
     includes = "\n".join(f'#include "{h}"' for h in dict.fromkeys(headers))
     preludes = "\n".join([*(p["code"] for p in named), u.get("prelude", "")])
     # The loop's device expression (a float64 port's float32 loop casts it).
-    loop = "f->f" if real == "float" else "d->d"
-    port_expr = u.get("cuda_expr_by_loop", {}).get(loop) or u.get("cuda_expr") or u["cuda_expr_by_loop"]["d->d"]
+    code = "f" if real == "float" else "d"
+    loop = code * len(u["inputs"]) + "->" + code * len(outputs)
+    double_loop = "d" * len(u["inputs"]) + "->" + "d" * len(outputs)
+    port_expr = u.get("cuda_expr_by_loop", {}).get(loop) or u.get("cuda_expr") or u["cuda_expr_by_loop"][double_loop]
     src = f"""{includes}
 #include <cstdio>
 {preludes}
@@ -249,7 +251,7 @@ def check_output(label, x, host, port, kappa, name, real):
 # headers are read); their device code is also built here, with JAX_XSF_SEAMS_ON_HOST, and
 # compared with SciPy as the GPU test compares the kernels (glibc's tgamma/lgamma here, the
 # CUDA math library's there).
-SEAMS = {"igam_device", "incbet_device"}
+SEAMS = {"igam_math_library", "incbet_device"}
 SEAM_FUNCTIONS = sorted(n for n, u in UFUNCS.items() if SEAMS & set(u.get("preludes", [])))
 CTYPE = {"d": "double", "l": "long long", "i": "int"}
 
@@ -294,3 +296,43 @@ int main() {{
         want = np.asarray(f(*ref_args))
         kappa = condition_numbers(f, ref_args, [want])[0]
     compare(f"{name}[{sig}] (seam on the host)", got, want, "d", u.get("test", {}).get("rtol64_gpu", RTOL["cuda"][0]), kappa, ref_args)
+
+
+@pytest.mark.parametrize("real", ["double", "float"])
+@pytest.mark.parametrize("name", ["logit", "rel_entr"])
+def test_log_ratio_near_one_matches_scipy(name, real, tmp_path):
+    """Where the ratio is within a few ulps to 1e-1 of 1, logit's and rel_entr's device code
+    agrees with SciPy (float64, rounded for the float32 loop) to 4 ulps, not only to the
+    condition number's allowance, which a plain log of the rounded ratio (cupyx's) also meets."""
+    if shutil.which("g++") is None:
+        pytest.skip("no g++")
+    u = UFUNCS[name]
+    p = PRELUDES["log_one_call"]
+    includes = "\n".join(f'#include "{h}"' for h in p["headers"])
+    call = ", ".join(f"static_cast<{real}>(in[{k}])" for k in range(len(u["inputs"])))
+    src = f"""{includes}
+#include <cstdio>
+{p["code"]}
+int main() {{
+    double in[{len(u["inputs"])}];
+    while (true) {{
+        for (int k = 0; k < {len(u["inputs"])}; ++k)
+            if (std::scanf("%lf", &in[k]) != 1) return 0;
+        std::printf("%.17g\\n", static_cast<double>(jax_xsf_log1::{name}({call})));
+    }}
+}}
+"""
+    rng = np.random.default_rng()
+    dtype = np.float32 if real == "float" else np.float64
+    # Ratios 1 + t a few ulps of the type and more away from 1.
+    t = rng.uniform(-1, 1, 3000) * 10.0 ** rng.uniform(-6 if real == "float" else -15, -1, 3000)
+    if name == "rel_entr":
+        y = rng.uniform(0.1, 100, t.size).astype(dtype)
+        args = [(y * (1 + t)).astype(dtype), y]
+    else:
+        args = [(0.5 + t / 2).astype(dtype)]
+    got = np.loadtxt(run_program(tmp_path, "near", src, zip(*[a.astype(np.float64) for a in args])), ndmin=1)
+    want = scipy_function(u)(*[a.astype(np.float64) for a in args]).astype(dtype).astype(np.float64)
+    ok = want != 0
+    err = np.abs(got[ok] - want[ok]) / np.abs(want[ok]) / np.finfo(dtype).eps
+    assert ok.sum() > t.size // 2 and err.max() <= 4, f"{name}({real}): {err.max():.3g} ulps from SciPy near a ratio of 1"

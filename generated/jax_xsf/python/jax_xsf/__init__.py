@@ -2971,7 +2971,7 @@ def rel_entr(x, y, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.rel_entr``.
     Type loops: ff->f, dd->d.
     Platforms: cpu, cuda.
-    On CUDA devices computed as ``jax_xsf_log1::rel_entr(x, y)`` instead of ``xsf::rel_entr(x, y)``.
+    On CUDA devices loop dd->d computes ``jax_xsf_log1::rel_entr(x, y)``, loop ff->f computes ``jax_xsf_log1::rel_entr(static_cast<float>(x), static_cast<float>(y))``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3288,7 +3288,7 @@ def xlog1py(x, y, /, *, overwrite_input=None):
     Type loops: ff->f, dd->d, FF->F, DD->D.
     Platforms: cpu, cuda.
     On CUDA devices only loops ff->f, dd->d; the others run on the host only.
-    On CUDA devices computed as ``(x == 0 && !isnan(y)) ? 0.0 : x * log1p(y)`` instead of ``xsf::xlog1py(x, y)``.
+    On CUDA devices loop dd->d computes ``(x == 0 && !isnan(y)) ? 0.0 : x * log1p(y)``, loop ff->f computes ``(x == 0 && !isnan(y)) ? 0.0f : static_cast<float>(x) * log1pf(static_cast<float>(y))``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3305,7 +3305,7 @@ def xlogy(x, y, /, *, overwrite_input=None):
     Type loops: ff->f, dd->d, FF->F, DD->D.
     Platforms: cpu, cuda.
     On CUDA devices only loops ff->f, dd->d; the others run on the host only.
-    On CUDA devices computed as ``(x == 0 && !isnan(y)) ? 0.0 : x * log(y)`` instead of ``xsf::xlogy(x, y)``.
+    On CUDA devices loop dd->d computes ``(x == 0 && !isnan(y)) ? 0.0 : x * log(y)``, loop ff->f computes ``(x == 0 && !isnan(y)) ? 0.0f : static_cast<float>(x) * logf(static_cast<float>(y))``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a

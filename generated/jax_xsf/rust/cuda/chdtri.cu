@@ -19,7 +19,7 @@
 // bytes of stack a thread, and chdtri took 1.20-1.27x cupyx's kernel; out of line, 0.65 MB,
 // no stack, 0.78-0.83x, the outputs equal bit for bit (register_caps.py, H100, 2026-12-06
 // 03:56 UTC; in the built wheel's table, 04:36 UTC: chdtri 0.81-0.85x, gammainccinv
-// 0.77-0.82x). gammaincinv lost 5-15 % out of line, so it keeps them inline.
+// 0.77-0.82x). gammaincinv uses igam_math_library (out of line and more).
 // The two headers' own includes come first, unchanged, through this prelude's headers; a
 // function using this lists no cuda_headers: its wrapper header comes after.
 #include <bridgegen/out_of_line_begin.cuh>

@@ -22,28 +22,31 @@ __host__ __device__ T imag(const thrust::complex<T> &z) { return z.imag(); }
 #include "xsf/convex_analysis.h"
 #include "xsf/log_exp.h"
 namespace jax_xsf_log1 {
-// xsf's logit and rel_entr take log1p of a small difference where the ratio is near 1 and log
-// of the ratio elsewhere; on a GPU a warp whose lanes take both branches runs both calls one
-// after the other (1.6-1.9x cupyx's kernel, which calls log alone and loses the digits near
-// 1). Here every lane calls log1p once: log(q) = log1p(m - 1) + k ln 2 for q = m 2^k, m in
-// [0.5, 1) from frexp, where m - 1 is exact. 0 gives -inf, inf inf, negatives and NaN NaN.
-// near: q is the small ratio (a - b) / b and the result log1p(q); else log(q).
-XSF_HOST_DEVICE inline double log1p_or_log(bool near, double q) {
-    int k = 0;
-    const double m = frexp(q, &k);
-    return log1p(near ? q : m - 1.0) + (near ? 0.0 : k * 0.69314718055994530942);
+// xsf's logit and rel_entr take log1p of a small difference where the ratio x / y is near 1
+// and log of the ratio elsewhere; cupyx calls log alone and loses the digits near 1. Here
+// every lane calls log once, of r = x (1 / y) (within 1.5 ulp of x / y), and adds r's error
+// (x - r y) / (r y) where r is near 1: fma(-r, y, x) / y up to a factor r, which near 1 costs
+// an ulp and elsewhere does not matter (|log r| >= log 2 dwarfs r's error). 3 ulps from SciPy
+// at most on ratios within 1e-15 of 1; 0.93-0.99x cupyx's kernel, where two log1p-based
+// bands took 1.04-1.42x (bench/investigations/register_caps.py, H100, 2026-12-06 06:15 UTC).
+XSF_HOST_DEVICE inline double log_of(double x) { return log(x); }
+XSF_HOST_DEVICE inline float log_of(float x) { return logf(x); }
+XSF_HOST_DEVICE inline double fma_of(double a, double b, double c) { return fma(a, b, c); }
+XSF_HOST_DEVICE inline float fma_of(float a, float b, float c) { return fmaf(a, b, c); }
+// log(x / y) for y > 0 with inv = 1 / y; near: x / y in about [1/2, 2].
+template <typename T>
+XSF_HOST_DEVICE inline T log_ratio(bool near, T x, T y, T inv) {
+    const T r = x * inv;
+    return log_of(r) + (near ? fma_of(-r, y, x) * inv : T(0));
 }
-XSF_HOST_DEVICE inline float log1p_or_log(bool near, float q) {
-    int k = 0;
-    const float m = frexpf(q, &k);
-    return log1pf(near ? q : m - 1.0f) + (near ? 0.0f : k * 0.693147180559945f);
-}
-// xsf::logit: the same bands (log1p(s) - log1p(-s) = log1p(s / (1 - p)) for s = 2p - 1, exact
-// in the band), one division.
+// xsf::logit: log(p / (1 - p)) with 1 - p = d + de exactly (Fast2Sum: |1| >= |p|), so the
+// residual of r = p / (d + de) is fma(-r, d, p) - r de. 0 gives -inf, 1 inf (d = 0: r is
+// inf, the residual unused), outside [0, 1] NaN.
 template <typename T>
 XSF_HOST_DEVICE inline T logit(T p) {
-    const bool near = !(p < 0.3 || p > 0.65);
-    return log1p_or_log(near, (near ? 2 * (p - T(0.5)) : p) / (1 - p));
+    const T d = 1 - p, de = (1 - d) - p, inv = 1 / d, r = p * inv;
+    const bool near = !(p < T(0.3) || p > T(0.65));
+    return log_of(r) + (near ? (fma_of(-r, d, p) - r * de) * inv : T(0));
 }
 // xsf::log_expit: x - log1p(e^x) below 0, -log1p(e^-x) above, with one exp and one log1p.
 XSF_HOST_DEVICE inline double log_expit(double x) {
@@ -54,17 +57,19 @@ XSF_HOST_DEVICE inline float log_expit(float x) {
     const float r = -log1pf(expf(-fabsf(x)));
     return x < 0 ? x + r : r;
 }
-// xsf::rel_entr: the band 0.5 < x / y < 2 decided without the division (y > 0 here).
-XSF_HOST_DEVICE inline double rel_entr(double x, double y) {
+// xsf::rel_entr, in T: float32 in single precision on the device, as cupyx's.
+template <typename T>
+XSF_HOST_DEVICE inline T rel_entr(T x, T y) {
     if (!(x > 0 && y > 0)) {  // as xsf
-        return x != x || y != y ? x + y : x == 0 && y >= 0 ? 0.0 : std::numeric_limits<double>::infinity();
+        return x != x || y != y ? x + y : x == 0 && y >= 0 ? T(0) : std::numeric_limits<T>::infinity();
     }
-    const bool near = 0.5 * y < x && x < 2 * y;
-    const double q = (near ? x - y : x) / y;
-    if (!near && !(std::numeric_limits<double>::min() < q && q < std::numeric_limits<double>::infinity())) {
-        return xsf::rel_entr(x, y);  // x / y under- or overflows: log(x) - log(y), as xsf
+    const T inv = 1 / y, r = x * inv;
+    // 1 / y subnormal or inf, x / y under- or overflowing: log(x) - log(y) in double, as xsf.
+    if (!(std::numeric_limits<T>::min() < r && r < std::numeric_limits<T>::infinity() &&
+          std::numeric_limits<T>::min() < inv)) {
+        return static_cast<T>(xsf::rel_entr(static_cast<double>(x), static_cast<double>(y)));
     }
-    return x * log1p_or_log(near, q);
+    return x * log_ratio(T(0.5) * y < x && x < 2 * y, x, y, inv);
 }
 }
 
@@ -74,7 +79,7 @@ extern "C" __global__ void bg_jax_xsf_rel_entr__ff_f(const bridgegen::Geometry<2
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
         const double y = static_cast<double>(bg_in1[bg_off[1]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<double>(jax_xsf_log1::rel_entr(x, y)));
+        bg_out0[bg_i] = static_cast<float>(static_cast<double>(jax_xsf_log1::rel_entr(static_cast<float>(x), static_cast<float>(y))));
     }
 }
 

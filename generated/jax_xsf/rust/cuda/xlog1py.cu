@@ -11,7 +11,7 @@ extern "C" __global__ void bg_jax_xsf_xlog1py__ff_f(const bridgegen::Geometry<2>
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
         const double y = static_cast<double>(bg_in1[bg_off[1]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<double>((x == 0 && !isnan(y)) ? 0.0 : x * log1p(y)));
+        bg_out0[bg_i] = static_cast<float>(static_cast<double>((x == 0 && !isnan(y)) ? 0.0f : static_cast<float>(x) * log1pf(static_cast<float>(y))));
     }
 }
 

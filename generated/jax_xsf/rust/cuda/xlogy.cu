@@ -11,7 +11,7 @@ extern "C" __global__ void bg_jax_xsf_xlogy__ff_f(const bridgegen::Geometry<2> b
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
         const double y = static_cast<double>(bg_in1[bg_off[1]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<double>((x == 0 && !isnan(y)) ? 0.0 : x * log(y)));
+        bg_out0[bg_i] = static_cast<float>(static_cast<double>((x == 0 && !isnan(y)) ? 0.0f : static_cast<float>(x) * logf(static_cast<float>(y))));
     }
 }
 
