@@ -169,11 +169,7 @@ MATHLIB_UNDEFS = "\n#undef erfc\n#undef expm1\n"
 OOL_BEGIN, OOL_END = "#include <bridgegen/out_of_line_begin.cuh>", "#include <bridgegen/out_of_line_end.cuh>"
 NOINLINE_LGAMMA = [(OOL_BEGIN, LGAMMA + OOL_BEGIN), (OOL_END, OOL_END + "\n#undef lgam")]
 IGAM_H = '#include "xsf/cephes/igam.h"'
-LOG_CODE = (
-    (Path(__file__).with_name("log_residual.cuh")).read_text()
-    if Path(__file__).with_name("log_residual.cuh").exists()
-    else ""
-)
+LOG_CODE = Path(__file__).with_name("log_residual.cuh").read_text()
 
 
 def kernel_call(call, dtype):
@@ -464,7 +460,18 @@ def near_one(fn, dtype, rng, n):
     return None
 
 
-def check_scipy(fn, sym, caps, out, args, outs, rng, g):
+def geometry(n, nin):
+    """A flat launch's `Geometry<nin>` (kernel.cuh) over n contiguous elements."""
+    import numpy as np
+
+    w = np.zeros(2 + 8 + 8 * nin, dtype=np.int64)
+    w[0], w[1], w[2] = n, 1, n
+    for k in range(nin):
+        w[10 + 8 * k] = 1
+    return np.void(w.tobytes())
+
+
+def check_scipy(fn, sym, caps, out, args, outs, rng):
     import cupy
     import numpy as np
     import scipy.special as sc
@@ -492,16 +499,11 @@ def check_scipy(fn, sym, caps, out, args, outs, rng, g):
         n = 1 << 18
         report(f"{cap or 'shipped'} random", [a[:n] for a in args], outs[cap][:n])
         if near is not None:
-            import cupy as cp
-
-            k = cp.RawModule(path=str(out / f"{key}.cubin")).get_function(sym)
-            ins = [cp.asarray(a) for a in near]
-            o = cp.full(len(near[0]), np.nan, dtype=outs[cap].dtype)
-            w = np.zeros(2 + 8 + 8 * len(ins), dtype=np.int64)
-            w[0], w[1], w[2] = len(near[0]), 1, len(near[0])
-            for j in range(len(ins)):
-                w[10 + 8 * j] = 1
-            k(((len(near[0]) + BLOCK - 1) // BLOCK,), (BLOCK,), (np.void(w.tobytes()), *ins, o))
+            k = cupy.RawModule(path=str(out / f"{key}.cubin")).get_function(sym)
+            ins = [cupy.asarray(a) for a in near]
+            n = len(near[0])
+            o = cupy.full(n, np.nan, dtype=outs[cap].dtype)
+            k(((n + BLOCK - 1) // BLOCK,), (BLOCK,), (geometry(n, len(ins)), *ins, o))
             report(f"{cap or 'shipped'} near 1", ins, o)
 
 
@@ -527,13 +529,6 @@ def time_all(out):
             t.append(cupy.cuda.get_elapsed_time(start, stop) * 1e3)
         return statistics.median(t)
 
-    def geometry(nin):
-        w = np.zeros(2 + 8 + 8 * nin, dtype=np.int64)
-        w[0], w[1], w[2] = N, 1, N
-        for k in range(nin):
-            w[10 + 8 * k] = 1
-        return np.void(w.tobytes())
-
     rows = []
     print(f"{'kernel':34s} {'variant':9s} {'regs':>4s} {'stack':>5s} {'grid':>6s} {'us':>9s} {'/cupyx':>7s}")
     for fn, ranges in {**HEAVY, **CHEAP}.items():
@@ -554,7 +549,7 @@ def time_all(out):
                 else:
                     args.append(cupy.asarray(rng.uniform(lo, hi, N).astype(DTYPE[c])))
             o = cupy.full(N, np.nan, dtype=DTYPE[res])
-            g = geometry(len(ins))
+            g = geometry(N, len(ins))
             ref = cupy.empty_like(o)
             try:
                 cf = getattr(cps, fn)
@@ -585,7 +580,7 @@ def time_all(out):
                     rows.append(dict(kernel=sym, cap=cap, grid=gname, us=us, cupyx_us=cup, **r))
                 outs[cap] = o.copy()
             if fn in SCIPY_CHECK:
-                check_scipy(fn, sym, caps, out, args, outs, rng, g)
+                check_scipy(fn, sym, caps, out, args, outs, rng)
             if None not in outs:
                 continue
             base = outs[None]

@@ -22,6 +22,7 @@ import pytest
 
 from conditioning import KAPPA_NEAR_ZERO, condition_numbers, scipy_function
 from conftest import load_spec
+from near_one import assert_within_ulps_of_scipy, near_one_args
 
 SPEC = load_spec()
 UFUNCS = {u["name"]: u for u in SPEC["ufunc"]}
@@ -322,17 +323,7 @@ int main() {{
     }}
 }}
 """
-    rng = np.random.default_rng()
     dtype = np.float32 if real == "float" else np.float64
-    # Ratios 1 + t a few ulps of the type and more away from 1.
-    t = rng.uniform(-1, 1, 3000) * 10.0 ** rng.uniform(-6 if real == "float" else -15, -1, 3000)
-    if name == "rel_entr":
-        y = rng.uniform(0.1, 100, t.size).astype(dtype)
-        args = [(y * (1 + t)).astype(dtype), y]
-    else:
-        args = [(0.5 + t / 2).astype(dtype)]
+    args = near_one_args(name, dtype, 3000, np.random.default_rng())
     got = np.loadtxt(run_program(tmp_path, "near", src, zip(*[a.astype(np.float64) for a in args])), ndmin=1)
-    want = scipy_function(u)(*[a.astype(np.float64) for a in args]).astype(dtype).astype(np.float64)
-    ok = want != 0
-    err = np.abs(got[ok] - want[ok]) / np.abs(want[ok]) / np.finfo(dtype).eps
-    assert ok.sum() > t.size // 2 and err.max() <= 4, f"{name}({real}): {err.max():.3g} ulps from SciPy near a ratio of 1"
+    assert_within_ulps_of_scipy(f"{name}({real})", got, args, scipy_function(u), dtype)

@@ -20,6 +20,7 @@ import scipy.special as sc
 
 from conftest import command_buffer_env
 from conditioning import KAPPA_NEAR_ZERO, condition_numbers, scipy_function
+from near_one import assert_within_ulps_of_scipy, near_one_args
 from test_accuracy import UFUNCS, random_args
 
 jax_xsf = pytest.importorskip("jax_xsf")
@@ -134,18 +135,9 @@ def test_log_ratio_near_one(name, dtype):
     """logit's and rel_entr's kernels take one log of a rounded ratio plus its rounding error
     (specs/xsf/convenience.toml's log_one_call): near a ratio of 1, where a plain log of the
     ratio (cupyx's) is off by up to 1e15 ulps, they agree with SciPy to 4 ulps."""
-    rng = np.random.default_rng()
-    t = rng.uniform(-1, 1, 1 << 16) * 10.0 ** rng.uniform(-6 if dtype == np.float32 else -15, -1, 1 << 16)
-    if name == "rel_entr":
-        y = rng.uniform(0.1, 100, t.size).astype(dtype)
-        args = [(y * (1 + t)).astype(dtype), y]
-    else:
-        args = [(0.5 + t / 2).astype(dtype)]
-    got = np.asarray(jax.jit(getattr(jax_xsf, name))(*jax.device_put(args, gpu()))).astype(np.float64)
-    want = getattr(sc, name)(*[a.astype(np.float64) for a in args]).astype(dtype).astype(np.float64)
-    ok = want != 0
-    err = np.abs(got[ok] - want[ok]) / np.abs(want[ok]) / np.finfo(dtype).eps
-    assert ok.sum() > t.size // 2 and err.max() <= 4, f"{name}({dtype.__name__}): {err.max():.3g} ulps from SciPy"
+    args = near_one_args(name, dtype, 1 << 16, np.random.default_rng())
+    got = jax.jit(getattr(jax_xsf, name))(*jax.device_put(args, gpu()))
+    assert_within_ulps_of_scipy(f"{name}({dtype.__name__})", got, args, getattr(sc, name), dtype)
 
 
 def test_same_function_on_both_platforms():
