@@ -22,6 +22,7 @@ A name of `EDITS` (`CAPS=shipped,s2inc`) compiles the function with that edit of
 (`noinline_lgamma`: igam.h/igami.h out of line with the math library's lgamma, as cupyx;
 `log_div`, `log_rcp`: rel_entr and logit with one log, log_residual.cuh; `f32math`: xlogy
 and xlog1py's float32 loop in single precision); `_free` drops the spec's register cap.
+`plain`, `plain_free`, `plain48`, ...: pdtr as xsf's inline code under another cap (PLAIN).
 `LOG2N=24` sets the size (default 2^22), `RANGES` the inputs' ranges. Functions of `SCIPY_CHECK` are also compared with
 scipy.special, on the timing inputs and, for rel_entr and logit, near a ratio of 1.
 """
@@ -92,6 +93,10 @@ HEAVY = {
     "beta": [(-10.0, 10.0), (-10.0, 10.0)],
     "betaln": [(-10.0, 10.0), (-10.0, 10.0)],
     "binom": [(-10.0, 10.0), (-10.0, 10.0)],
+    # Float64 kernels at 45-46 registers, 1.04-1.05x cupyx's in the 2026-12-06 table: the
+    # math library's I0/I1 with Cephes' series past |x| = 700 in the same kernel.
+    "i0e": [(-10.0, 10.0)],
+    "i1e": [(-10.0, 10.0)],
 }
 CHEAP = {
     "erfinv": [(-1.0, 1.0)],
@@ -135,7 +140,9 @@ ALT = {
 
 # Named source edits, each a list of (old, new) replacements that must all apply. (lpmv's
 # "s2inc" and "noinline0", H100 2026-12-06 03:26 UTC, now ship in its prelude; so do
-# "noinline_igam" for chdtri and gammainccinv and "noinline_incbet" for bdtri and stdtrit.)
+# "noinline_igam" for chdtri and gammainccinv, "noinline_incbet" for bdtri and stdtrit, and
+# "noarray" for pdtr, 08:45 UTC: igam/igamc without the asymptotic series' array, in
+# igam_math_library.)
 # The noinline edits put the spec's own prelude (its headers, then its code, as the
 # generator lays it out) before the function's headers.
 KERNEL_H = "#include <bridgegen/kernel.cuh>"
@@ -241,8 +248,24 @@ EDITS["noinline_mathlib_free"] = EDITS["noinline_mathlib"]
 EDITS["noinline_lgamma_free"] = EDITS["noinline_lgamma"]
 
 
+# pdtr as xsf's inline code with no reroutes: pdtrc's kernel source calling xsf::pdtr, with
+# pdtrc's register cap (40), none (`plain_free`) or another (`plain48`). pdtrc runs the same
+# igam.h paths at 0.88-0.92x cupyx's kernel where pdtr ran 1.05-1.11x (2026-12-06 table).
+PLAIN = ("plain", "plain_free", "plain32", "plain48", "plain64", "plain80")
+
+
+def plain_source(variant):
+    src = (GENERATED / "pdtrc.cu").read_text().replace("xsf::pdtrc(", "xsf::pdtr(").replace("bg_jax_xsf_pdtrc_", "bg_jax_xsf_pdtr_")
+    cap = variant.removeprefix("plain")
+    if cap == "_free":
+        return uncapped(src)
+    return re.sub(r"__maxnreg__\(\d+\)", f"__maxnreg__({cap})", src) if cap else src
+
+
 def applies(cap):
     """The functions a variant can be built for."""
+    if cap in PLAIN:
+        return {"pdtr": HEAVY["pdtr"]}
     return ALT if cap in ("alt", "alt_free") else EDITS[cap] if cap in EDITS else {**HEAVY, **CHEAP}
 
 
@@ -424,6 +447,8 @@ def compile_all(out):
             src = noinline_source(src, syms)
         elif cap in EDITS:
             src = edited_source(fn, src, cap)
+        elif cap in PLAIN:
+            src = plain_source(cap)
         elif cap is not None:
             src = uncapped(src)
         cubin = out / f"{fn}.{cap or 'shipped'}.cubin"

@@ -2,7 +2,7 @@
 `prelude` instead of the xsf call in `expr` (lpmv: specfun.h does not compile under NVRTC;
 kv, kve, ive, kn: AMOS does not; k0, k0e, k1, k1e: I0 and I1 from the math library; spherical_jn, _yn, _in, airy: their headers include AMOS; pseudo_huber: fewer transcendental calls; rgamma: Cephes' recurrence further, then the math library's lgamma; beta, betaln,
 binom, poch, exp1, expi: xsf's code made faster for the device; logit, rel_entr: one log per
-element; log_expit: one log1p), this builds both with g++ and compares them on random and edge inputs,
+element; log_expit: one log1p; zetac: zeta(1 - x) without Hurwitz's series), this builds both with g++ and compares them on random and edge inputs,
 so CI without a GPU tests the port itself; ports whose float32 loop runs in single precision
 (FLOAT_PORTS) are compared in float32 too. Preludes that reroute calls inside xsf's headers
 on the device only (SEAMS: incbet's Gamma, igam's lgam, erfc and expm1) are built with g++ as the device reads
@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import pathlib
+import re
 import shutil
 import subprocess
 
@@ -57,6 +58,10 @@ PORTS |= {"k0": 0.0, "k0e": 0.0, "k1": 0.0, "k1e": 0.0}
 # logit, rel_entr: one log of x (1 / y) plus the quotient's rounding error near 1: 3 ulps from
 # SciPy at most; log_expit: xsf's two branches as one, the same doubles.
 PORTS |= {"logit": 1e-15, "rel_entr": 1e-15, "log_expit": 0.0}
+# zetac: xsf's reflection formula for x < 0 with zeta(1 - x) from Cephes' rational
+# approximations (1 + zetac) instead of Hurwitz's series; near zeta's trivial zeros and where
+# zeta crosses 1 the condition number allows more.
+PORTS["zetac"] = 1e-14
 # Ports whose float32 loop runs in single precision, checked in float32 against the host's
 # float32 loop (xsf's templates in float, as SciPy's loops): largest relative difference
 # (logit, rel_entr: 1 / y, x (1 / y), the residual and logf each round).
@@ -123,6 +128,9 @@ GRIDS["log_expit"] = [(x,) for x in [-1e300, -800.0, -100.0, -20.0, -1e-10, -0.0
 # Ratios at 1/2 and 2, near 1, and past the double range (xsf's log(x) - log(y) branch).
 _RE = [-1.0, -0.0, 0.0, 1e-310, 1e-300, 1e-10, 0.5, 1.0, 1.0000000001, 1.9999999, 2.0, 2.0000001, 3.0, 1e300, np.inf, np.nan]
 GRIDS["rel_entr"] = list(itertools.product(_RE, _RE))
+# zetac: the small-negative switch at -0.01, trivial zeros (even negative integers), odd
+# negative integers, zeta = 1 between -16 and -15, overflow of the reflection past -141, inf, NaN.
+GRIDS["zetac"] = [(x,) for x in [-1e300, -300.0, -172.0, -141.5, -141.0, -100.5, -30.5, -16.0, -15.5, -15.0, -10.0, -2.0000001, -2.0, -1.9999999, -1.0, -0.5, -0.0100001, -0.01, -0.0099999, -1e-300, -0.0, 0.0, 0.5, 1.0, 1.0000001, 2.0, 10.0, 30.5, 50.0, 127.0, np.inf, -np.inf, np.nan]]
 
 
 def xsf_include() -> pathlib.Path:
@@ -327,3 +335,91 @@ int main() {{
     args = near_one_args(name, dtype, 3000, np.random.default_rng())
     got = np.loadtxt(run_program(tmp_path, "near", src, zip(*[a.astype(np.float64) for a in args])), ndmin=1)
     assert_within_ulps_of_scipy(f"{name}({real})", got, args, scipy_function(u), dtype)
+
+
+
+# digamma's root, the series' disc about it (r +- 0.3: the most terms at its edge).
+_NEGROOT = -0.504083008264455409
+
+
+def test_digamma_series_table_is_scipy_zeta():
+    """The digamma_series prelude's table holds zeta(n + 1, r) at digamma's negative root r,
+    n = 1..99, as scipy.special.zeta rounds them (the same Cephes zeta as xsf's series calls)."""
+    from scipy import special
+
+    code = PRELUDES["digamma_series"]["code"]
+    body = re.search(r"kNegRootZeta\[99\] = \{(.*?)\};", code, re.S).group(1)
+    table = np.array([float(v) for v in body.split(",") if v.strip()])
+    want = special.zeta(np.arange(2, 101), _NEGROOT)
+    assert table.shape == want.shape
+    np.testing.assert_array_equal(table, want)
+
+
+@pytest.mark.parametrize("real", ["double", "float"])
+def test_digamma_series_is_xsf_digamma(real, tmp_path):
+    """digamma's expression (host loops and kernels) gives xsf::digamma's doubles: across the
+    series' disc, at its edges, poles, 0, inf, NaN and random points of the spec's range."""
+    if shutil.which("g++") is None:
+        pytest.skip("no g++")
+    u = UFUNCS["digamma"]
+    assert u["expr"] == "jax_xsf_digamma::digamma(z)" and "cuda_expr" not in u and "cuda_expr_by_loop" not in u
+    src = f"""#include "xsf/digamma.h"
+#include <cstdio>
+{PRELUDES["digamma_series"]["code"]}
+int main() {{
+    double in;
+    while (std::scanf("%lf", &in) == 1) {{
+        const {real} z = static_cast<{real}>(in);
+        std::printf("%.17g %.17g\\n", static_cast<double>(xsf::digamma(z)), static_cast<double>(jax_xsf_digamma::digamma(z)));
+    }}
+}}
+"""
+    rng = np.random.default_rng()
+    edges = [_NEGROOT - 0.3, _NEGROOT + 0.3, np.nextafter(_NEGROOT - 0.3, 0), np.nextafter(_NEGROOT + 0.3, -1), _NEGROOT]
+    x = np.concatenate([
+        np.linspace(_NEGROOT - 0.3, _NEGROOT + 0.3, 2001),
+        rng.uniform(_NEGROOT - 0.3, _NEGROOT + 0.3, 2000),
+        rng.uniform(-10.0, 10.0, 2000),
+        edges,
+        [-2.0, -1.0, -0.0, 0.0, 1e-300, 1.4616321449683623, 1e300, np.inf, -np.inf, np.nan],
+    ])
+    table = np.loadtxt(run_program(tmp_path, "digamma", src, x[:, None]), ndmin=2)
+    assert table.shape == (len(x), 2)
+    xsf, ours = table.T
+    same = (xsf == ours) | (np.isnan(xsf) & np.isnan(ours))
+    assert same.all(), f"differs from xsf::digamma at {x[~same][:5]}: {xsf[~same][:5]} vs {ours[~same][:5]}"
+    assert np.isfinite(xsf).sum() > len(x) // 2
+
+
+def test_igam_noarray_is_igam_h(tmp_path):
+    """igam_math_library's igam and igamc (the asymptotic series without its array of eta's
+    powers) give igam.h's doubles, as read under the same reroutes: in the series' regime
+    (20 < a < 200 within 30 % of x; past 200 near x), the others and the edges."""
+    if shutil.which("g++") is None:
+        pytest.skip("no g++")
+    p = PRELUDES["igam_math_library"]
+    includes = "\n".join(f'#include "{h}"' for h in p["headers"])
+    src = f"""#define JAX_XSF_SEAMS_ON_HOST 1
+{includes}
+#include <cstdio>
+{p["code"]}
+int main() {{
+    double a, x;
+    while (std::scanf("%lf %lf", &a, &x) == 2) {{
+        namespace c = xsf::cephes;
+        std::printf("%.17g %.17g %.17g %.17g\\n", c::igam(a, x), c::igam_noarray(a, x), c::igamc(a, x), c::igamc_noarray(a, x));
+    }}
+}}
+"""
+    rng = np.random.default_rng()
+    a = np.concatenate([rng.uniform(20, 200, 3000), 10.0 ** rng.uniform(2.3, 6, 1000), rng.uniform(0, 30, 2000)])
+    x = np.concatenate([a[:3000] * rng.uniform(0.7, 1.3, 3000), a[3000:4000] * (1 + rng.uniform(-4, 4, 1000) / np.sqrt(a[3000:4000])), rng.uniform(0, 40, 2000)])
+    edges = [(0.0, 1.0), (1.0, 0.0), (-1.0, 1.0), (1.0, -1.0), (np.inf, 1.0), (1.0, np.inf), (np.nan, 1.0), (20.0, 20.0), (200.0, 200.0), (50.0, 50.0)]
+    rows = [*zip(a, x), *edges]
+    table = np.loadtxt(run_program(tmp_path, "igam", src, rows), ndmin=2)
+    assert table.shape == (len(rows), 4)
+    for k, name in ((0, "igam"), (2, "igamc")):
+        want, got = table[:, k], table[:, k + 1]
+        same = (want == got) | (np.isnan(want) & np.isnan(got))
+        assert same.all(), f"{name}: differs at {np.array(rows)[~same][:5]}: {want[~same][:5]} vs {got[~same][:5]}"
+    assert np.isfinite(table[:, 0]).sum() > len(rows) // 2

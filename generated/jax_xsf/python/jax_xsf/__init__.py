@@ -3416,6 +3416,7 @@ def zetac(x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.zetac``.
     Type loops: f->f, d->d.
     Platforms: cpu, cuda.
+    On CUDA devices computed as ``jax_xsf_zetac_device::zetac(x)`` instead of ``xsf::cephes::zetac(x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a

@@ -21,9 +21,9 @@
 // library where xsf calls Cephes' lgam (a loop of divisions below 13), erfc (the asymptotic
 // series past a = 20) and expm1. gammaincinv on the spec's ranges went from 1.10-1.19x to
 // 0.74-0.78x cupyx's kernel (out of line with lgam alone rerouted: 0.95-0.99x; inline with
-// all three: 1.03-1.10x), pdtr 1.15-1.17x to 1.15-1.16x (1.10-1.11x inline, which
-// gammaincinv cannot afford). register_caps.py, H100, 2026-12-06 06:40 UTC; both pass the
-// GPU tests (06:45 UTC). The price: the
+// all three: 1.03-1.10x); register_caps.py, H100, 2026-12-06 06:40 UTC. With igam and
+// igamc below (no array in the asymptotic series): gammaincinv 0.63-0.67x, pdtr 0.75-0.78x,
+// pdtri 0.64-0.67x (table, 09:04-09:10 UTC); all pass the GPU tests (09:09 UTC). The price: the
 // math library's lgamma near 0 is a few ulps where Cephes' is one, and gammaincinv at a near 0
 // amplifies it by 1 / a (6.4e3 ulps from SciPy at a = 7e-4 against 562; cupyx's 7.3e3).
 // The headers' own includes (this prelude's headers, among them lgam's, erfc's and expm1's
@@ -44,6 +44,99 @@ XSF_HOST_DEVICE inline double expm1_math_library(double x) { return ::expm1(x); 
 #include <bridgegen/out_of_line_begin.cuh>
 #endif
 #include "xsf/cephes/igam.h"
+// igam and igamc as igam.h has them, but for the asymptotic series' powers of eta, made as the
+// terms go instead of kept in a 25-element array: NVRTC puts that array in local memory
+// (pdtr's kernel held 240 bytes of stack a thread). The same products in the same order, so
+// the same doubles (test_device_ports compares them with igam.h's bit for bit); pdtr's kernel
+// went from 1.16x cupyx's to 0.75-0.78x (register_caps.py `noarray`, H100, 2026-12-06 08:45
+// UTC). igami.h, and the distributions of gamma.h and stats.h read below, call these.
+namespace xsf {
+namespace cephes {
+namespace detail {
+XSF_HOST_DEVICE inline double asymptotic_series_noarray(double a, double x, int func) {
+    const double lambda = x / a;
+    const double sigma = (x - a) / a;
+    const int sgn = func == IGAM ? -1 : 1;
+    double eta;
+    if (lambda > 1) {
+        eta = std::sqrt(-2 * xsf::cephes::log1pmx(sigma));
+    } else if (lambda < 1) {
+        eta = -std::sqrt(-2 * xsf::cephes::log1pmx(sigma));
+    } else {
+        eta = 0;
+    }
+    double res = 0.5 * xsf::cephes::erfc(sgn * eta * std::sqrt(a / 2));
+    double absoldterm = std::numeric_limits<double>::infinity();
+    double sum = 0;
+    double afac = 1;
+    for (int k = 0; k < igam_asymp_coeff_K; k++) {
+        double ck = igam_asymp_coeff_d[k][0];
+        double etapow = 1;  // eta^n, as igam.h's etapow[n] = eta * etapow[n - 1]
+        for (int n = 1; n < igam_asymp_coeff_N; n++) {
+            etapow = eta * etapow;
+            const double ckterm = igam_asymp_coeff_d[k][n] * etapow;
+            ck += ckterm;
+            if (std::abs(ckterm) < MACHEP * std::abs(ck)) break;
+        }
+        const double term = ck * afac;
+        const double absterm = std::abs(term);
+        if (absterm > absoldterm) break;
+        sum += term;
+        if (absterm < MACHEP * std::abs(sum)) break;
+        absoldterm = absterm;
+        afac /= a;
+    }
+    res += sgn * std::exp(-0.5 * a * eta * eta) * sum / std::sqrt(2 * M_PI * a);
+    return res;
+}
+}  // namespace detail
+
+XSF_HOST_DEVICE inline double igamc_noarray(double a, double x) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    if (std::isnan(a) || std::isnan(x)) return nan;
+    if (x < 0 || a < 0) {
+        set_error("gammaincc", SF_ERROR_DOMAIN, NULL);
+        return nan;
+    }
+    if (a == 0) return x > 0 ? 0 : nan;
+    if (x == 0) return 1;
+    if (std::isinf(a)) return std::isinf(x) ? nan : 1;
+    if (std::isinf(x)) return 0;
+    const double absxma_a = std::abs(x - a) / a;
+    if ((a > detail::igam_SMALL) && (a < detail::igam_LARGE) && (absxma_a < detail::igam_SMALLRATIO)) {
+        return detail::asymptotic_series_noarray(a, x, detail::IGAMC);
+    } else if ((a > detail::igam_LARGE) && (absxma_a < detail::igam_LARGERATIO / std::sqrt(a))) {
+        return detail::asymptotic_series_noarray(a, x, detail::IGAMC);
+    }
+    if (x > 1.1) return x < a ? 1.0 - detail::igam_series(a, x) : detail::igamc_continued_fraction(a, x);
+    if (x <= 0.5) return -0.4 / std::log(x) < a ? 1.0 - detail::igam_series(a, x) : detail::igamc_series(a, x);
+    return x * 1.1 < a ? 1.0 - detail::igam_series(a, x) : detail::igamc_series(a, x);
+}
+
+XSF_HOST_DEVICE inline double igam_noarray(double a, double x) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    if (std::isnan(a) || std::isnan(x)) return nan;
+    if (x < 0 || a < 0) {
+        set_error("gammainc", SF_ERROR_DOMAIN, NULL);
+        return nan;
+    }
+    if (a == 0) return x > 0 ? 1 : nan;
+    if (x == 0) return 0;
+    if (std::isinf(a)) return std::isinf(x) ? nan : 0;
+    if (std::isinf(x)) return 1;
+    const double absxma_a = std::abs(x - a) / a;
+    if ((a > detail::igam_SMALL) && (a < detail::igam_LARGE) && (absxma_a < detail::igam_SMALLRATIO)) {
+        return detail::asymptotic_series_noarray(a, x, detail::IGAM);
+    } else if ((a > detail::igam_LARGE) && (absxma_a < detail::igam_LARGERATIO / std::sqrt(a))) {
+        return detail::asymptotic_series_noarray(a, x, detail::IGAM);
+    }
+    if ((x > 1.0) && (x > a)) return 1.0 - igamc_noarray(a, x);
+    return detail::igam_series(a, x);
+}
+}  // namespace cephes
+}  // namespace xsf
+#define igam igam_noarray
+#define igamc igamc_noarray
 #include "xsf/cephes/igami.h"
 #if defined(__CUDACC__)
 #include <bridgegen/out_of_line_end.cuh>
@@ -53,6 +146,8 @@ XSF_HOST_DEVICE inline double expm1_math_library(double x) { return ::expm1(x); 
 #undef expm1
 #include "xsf/gamma.h"
 #include "xsf/stats.h"
+#undef igam
+#undef igamc
 #endif
 
 extern "C" __global__ void __maxnreg__(40) bg_jax_xsf_gammaincinv__ff_f(const bridgegen::Geometry<2> bg_geom, const float *__restrict__ bg_in0, const float *__restrict__ bg_in1, float *bg_out0) {

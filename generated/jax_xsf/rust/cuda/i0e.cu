@@ -6,7 +6,7 @@
 
 #include "xsf/cephes/i0.h"
 
-extern "C" __global__ void bg_jax_xsf_i0e__f_f(const bridgegen::Geometry<1> bg_geom, const float *__restrict__ bg_in0, float *bg_out0) {
+extern "C" __global__ void __maxnreg__(32) bg_jax_xsf_i0e__f_f(const bridgegen::Geometry<1> bg_geom, const float *__restrict__ bg_in0, float *bg_out0) {
     BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
         unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
@@ -15,7 +15,7 @@ extern "C" __global__ void bg_jax_xsf_i0e__f_f(const bridgegen::Geometry<1> bg_g
     }
 }
 
-extern "C" __global__ void bg_jax_xsf_i0e__d_d(const bridgegen::Geometry<1> bg_geom, const double *__restrict__ bg_in0, double *bg_out0) {
+extern "C" __global__ void __maxnreg__(32) bg_jax_xsf_i0e__d_d(const bridgegen::Geometry<1> bg_geom, const double *__restrict__ bg_in0, double *bg_out0) {
     BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
         unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);

@@ -6,12 +6,37 @@
 
 #include "xsf/cephes/zetac.h"
 
+namespace jax_xsf_zetac_device {
+// xsf::cephes::detail::zeta_reflection with zeta(x + 1, 1) = 1 + zetac(x + 1), x > 0.
+XSF_HOST_DEVICE inline double zeta_reflection(double x) {
+    const double hx = x / 2;
+    if (hx == std::floor(hx)) return 0;  // a zero of the sine factor
+    const double x_shift = std::fmod(x, 4);
+    double small_term = -xsf::cephes::detail::SQRT2OPI * sin(0.5 * M_PI * x_shift);
+    small_term *= xsf::cephes::lanczos_sum_expg_scaled(x + 1) * (1.0 + xsf::cephes::detail::zetac_positive(x + 1));
+    const double base = (x + xsf::cephes::lanczos_g + 0.5) / (2 * M_PI * M_E);
+    double large_term = std::pow(base, x + 0.5);
+    if (std::isfinite(large_term)) return large_term * small_term;
+    large_term = std::pow(base, 0.5 * x + 0.25);
+    return (large_term * small_term) * large_term;
+}
+
+// xsf::cephes::zetac with the reflection above.
+XSF_HOST_DEVICE inline double zetac(double x) {
+    if (std::isnan(x)) return x;
+    if (x == -std::numeric_limits<double>::infinity()) return std::numeric_limits<double>::quiet_NaN();
+    if (x < 0.0 && x > -0.01) return xsf::cephes::detail::zetac_smallneg(x);
+    if (x < 0.0) return zeta_reflection(-x) - 1;
+    return xsf::cephes::detail::zetac_positive(x);
+}
+}
+
 extern "C" __global__ void bg_jax_xsf_zetac__f_f(const bridgegen::Geometry<1> bg_geom, const float *__restrict__ bg_in0, float *bg_out0) {
     BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
         unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<double>(xsf::cephes::zetac(x)));
+        bg_out0[bg_i] = static_cast<float>(static_cast<double>(jax_xsf_zetac_device::zetac(x)));
     }
 }
 
@@ -20,6 +45,6 @@ extern "C" __global__ void bg_jax_xsf_zetac__d_d(const bridgegen::Geometry<1> bg
         unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<double>(static_cast<double>(xsf::cephes::zetac(x)));
+        bg_out0[bg_i] = static_cast<double>(static_cast<double>(jax_xsf_zetac_device::zetac(x)));
     }
 }
