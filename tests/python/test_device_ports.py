@@ -338,57 +338,82 @@ int main() {{
 
 
 
-# digamma's root, the series' disc about it (r +- 0.3: the most terms at its edge).
+# digamma's roots; the series' discs about them (r +- 0.3 and 0.5: the most terms at the edge).
 _NEGROOT = -0.504083008264455409
+_POSROOT = 1.4616321449683623
 
 
-def test_digamma_series_table_is_scipy_zeta():
-    """The digamma_series prelude's table holds zeta(n + 1, r) at digamma's negative root r,
-    n = 1..99, as scipy.special.zeta rounds them (the same Cephes zeta as xsf's series calls)."""
+@pytest.mark.parametrize(("table", "root"), [("kNegRootZeta", _NEGROOT), ("kPosRootZeta", _POSROOT)])
+def test_digamma_series_table_is_scipy_zeta(table, root):
+    """The digamma_series prelude's tables hold zeta(n + 1, r) at digamma's roots r, n = 1..99,
+    as scipy.special.zeta rounds them (the same Cephes zeta as xsf's series calls)."""
     from scipy import special
 
     code = PRELUDES["digamma_series"]["code"]
-    body = re.search(r"kNegRootZeta\[99\] = \{(.*?)\};", code, re.S).group(1)
-    table = np.array([float(v) for v in body.split(",") if v.strip()])
-    want = special.zeta(np.arange(2, 101), _NEGROOT)
-    assert table.shape == want.shape
-    np.testing.assert_array_equal(table, want)
+    body = re.search(rf"{table}\[99\] = \{{(.*?)\}};", code, re.S).group(1)
+    got = np.array([float(v) for v in body.split(",") if v.strip()])
+    want = special.zeta(np.arange(2, 101), root)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("real", ["double", "float"])
+def _digamma_points(rng, complex_):
+    """Both discs and their edges, the spec's range, poles, 0, inf, NaN (complex: around both
+    discs, near the negative axis where the reflection applies, and |z| past 16)."""
+    re_ = np.concatenate([
+        np.linspace(_NEGROOT - 0.3, _NEGROOT + 0.3, 2001),
+        rng.uniform(_NEGROOT - 0.3, _NEGROOT + 0.3, 2000),
+        rng.uniform(-10.0, 10.0, 2000),
+        [_NEGROOT - 0.3, _NEGROOT + 0.3, np.nextafter(_NEGROOT - 0.3, 0), np.nextafter(_NEGROOT + 0.3, -1), _NEGROOT],
+        [-2.0, -1.0, -0.0, 0.0, 1e-300, _POSROOT, 1e300, np.inf, -np.inf, np.nan],
+    ])
+    if not complex_:
+        return re_, np.zeros_like(re_)
+    t = rng.uniform(0, 2 * np.pi, 4000)
+    rad = np.sqrt(rng.uniform(0, 1, 4000))
+    disc_re = np.concatenate([_POSROOT + 0.5 * rad[:2000] * np.cos(t[:2000]), _NEGROOT + 0.3 * rad[2000:] * np.cos(t[2000:])])
+    disc_im = np.concatenate([0.5 * rad[:2000] * np.sin(t[:2000]), 0.3 * rad[2000:] * np.sin(t[2000:])])
+    # |z| < 0.5 (one step of the recurrence into the positive disc), reflections of both.
+    more_re = rng.uniform(-20.0, 20.0, 3000)
+    more_im = np.concatenate([rng.uniform(-0.6, 0.6, 1500), rng.uniform(-20.0, 20.0, 1500)])
+    return np.concatenate([re_, disc_re, more_re]), np.concatenate([rng.uniform(-1, 1, len(re_)), disc_im, more_im])
+
+
+@pytest.mark.parametrize("real", ["double", "float", "std::complex<double>", "std::complex<float>"])
 def test_digamma_series_is_xsf_digamma(real, tmp_path):
-    """digamma's expression (host loops and kernels) gives xsf::digamma's doubles: across the
-    series' disc, at its edges, poles, 0, inf, NaN and random points of the spec's range."""
+    """digamma's expression (host loops, real kernels) gives xsf::digamma's doubles, real and
+    complex: across the series' discs, at their edges, poles, 0, inf, NaN and random points."""
     if shutil.which("g++") is None:
         pytest.skip("no g++")
     u = UFUNCS["digamma"]
-    assert u["expr"] == "jax_xsf_digamma::digamma(z)" and "cuda_expr" not in u and "cuda_expr_by_loop" not in u
+    assert u["expr"] == "jax_xsf_digamma::digamma(z)" and "cuda_expr" not in u
+    assert set(u.get("cuda_expr_by_loop", {})) <= {"F->F", "D->D"}  # the complex kernels: xsf's
+    complex_ = real.startswith("std::complex")
+    part = "float" if "float" in real else "double"
+    make = f"{real}(static_cast<{part}>(re), static_cast<{part}>(im))" if complex_ else f"static_cast<{real}>(re)"
+    show = "(double)w.real(), (double)w.imag()" if complex_ else "(double)w, 0.0"
     src = f"""#include "xsf/digamma.h"
 #include <cstdio>
 {PRELUDES["digamma_series"]["code"]}
 int main() {{
-    double in;
-    while (std::scanf("%lf", &in) == 1) {{
-        const {real} z = static_cast<{real}>(in);
-        std::printf("%.17g %.17g\\n", static_cast<double>(xsf::digamma(z)), static_cast<double>(jax_xsf_digamma::digamma(z)));
+    double re, im;
+    while (std::scanf("%lf %lf", &re, &im) == 2) {{
+        const {real} z = {make};
+        {real} w = xsf::digamma(z);
+        std::printf("%.17g %.17g ", {show});
+        w = jax_xsf_digamma::digamma(z);
+        std::printf("%.17g %.17g\\n", {show});
     }}
 }}
 """
-    rng = np.random.default_rng()
-    edges = [_NEGROOT - 0.3, _NEGROOT + 0.3, np.nextafter(_NEGROOT - 0.3, 0), np.nextafter(_NEGROOT + 0.3, -1), _NEGROOT]
-    x = np.concatenate([
-        np.linspace(_NEGROOT - 0.3, _NEGROOT + 0.3, 2001),
-        rng.uniform(_NEGROOT - 0.3, _NEGROOT + 0.3, 2000),
-        rng.uniform(-10.0, 10.0, 2000),
-        edges,
-        [-2.0, -1.0, -0.0, 0.0, 1e-300, 1.4616321449683623, 1e300, np.inf, -np.inf, np.nan],
-    ])
-    table = np.loadtxt(run_program(tmp_path, "digamma", src, x[:, None]), ndmin=2)
-    assert table.shape == (len(x), 2)
-    xsf, ours = table.T
-    same = (xsf == ours) | (np.isnan(xsf) & np.isnan(ours))
-    assert same.all(), f"differs from xsf::digamma at {x[~same][:5]}: {xsf[~same][:5]} vs {ours[~same][:5]}"
-    assert np.isfinite(xsf).sum() > len(x) // 2
+    x_re, x_im = _digamma_points(np.random.default_rng(), complex_)
+    table = np.loadtxt(run_program(tmp_path, "digamma", src, zip(x_re, x_im)), ndmin=2)
+    assert table.shape == (len(x_re), 4)
+    xsf, ours = table[:, :2], table[:, 2:]
+    same = ((xsf == ours) | (np.isnan(xsf) & np.isnan(ours))).all(axis=1)
+    at = x_re[~same][:5] + 1j * x_im[~same][:5]
+    assert same.all(), f"differs from xsf::digamma at {at}: {xsf[~same][:5]} vs {ours[~same][:5]}"
+    assert np.isfinite(xsf[:, 0]).sum() > len(x_re) // 2
 
 
 def test_igam_noarray_is_igam_h(tmp_path):

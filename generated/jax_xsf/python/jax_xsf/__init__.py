@@ -685,6 +685,7 @@ def digamma(z, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.digamma``.
     Type loops: f->f, d->d, F->F, D->D.
     Platforms: cpu, cuda.
+    On CUDA devices loop D->D computes ``xsf::digamma(z)``, loop F->F computes ``xsf::digamma(z)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a

@@ -6,16 +6,20 @@
 
 #include "xsf/digamma.h"
 namespace jax_xsf_digamma {
-// zeta(n + 1, r) for n = 1..99 at digamma's negative root r (xsf::detail::digamma_negroot):
-// the coefficients of xsf's power series about r (digamma.h), which computes them, a Hurwitz
-// zeta a term and up to 70 terms, for every real input within 0.3 of r: 3.8 us an element
-// on the host; on the device, with inputs on [-10, 10] (62 % of warps hold one), 6.8 ms at
-// 2^22 (H100, 2026-12-06; cupyx's kernel the same), 30-110x jax.scipy's. Rounded by the
-// same cephes::zeta on the host: test_device_ports checks them against scipy.special.zeta.
+// zeta(n + 1, r) for n = 1..99 at digamma's roots r (xsf::detail::digamma_negroot and
+// _posroot): the coefficients of xsf's power series about them (digamma.h), which computes
+// them, a Hurwitz zeta a term and up to 70 terms, for every input within 0.3 of the negative
+// root and 0.5 of the positive one (complex; the complex kernels keep xsf's, see digamma):
+// 3.8 us a real element on the host; on the device, with inputs on [-10, 10] (62 % of warps
+// hold one), 6.8 ms at 2^22 (H100, 2026-12-06; cupyx's kernel the same), 30-110x jax.scipy's.
+// Rounded by the same cephes::zeta on the host: test_device_ports checks them against
+// scipy.special.zeta.
 #if defined(__CUDACC__)
-__constant__
+#define JAX_XSF_DIGAMMA_TABLE __constant__ const double
+#else
+#define JAX_XSF_DIGAMMA_TABLE const double
 #endif
-const double kNegRootZeta[99] = {
+JAX_XSF_DIGAMMA_TABLE kNegRootZeta[99] = {
     8.939798558792132, 0.8093454625306492, 32.25857206491551, 2.761011648790821,
     128.27342343090905, 14.706721735530339, 513.2704629562861, 75.3770006634462,
     2055.535711946331, 368.5783503832186, 8234.667099203065, 1743.3646088673604,
@@ -42,29 +46,101 @@ const double kNegRootZeta[99] = {
     5.20325725283157e+28, 6.803305986480628e+28, 2.103665545254441e+29, 2.790222727774384e+29,
     8.506369437934225e+29, 1.1439506354873035e+30, 3.440143256278426e+30
 };
+JAX_XSF_DIGAMMA_TABLE kPosRootZeta[99] = {
+    0.9676722454476214, 0.44276316898359214, 0.2584997609556512, 0.16394270544240658,
+    0.10782405069126239, 0.07219956125645476, 0.048804288164143145, 0.033161126474847376,
+    0.022597648232218125, 0.015424765904948968, 0.010538791616612182, 0.007204534386356875,
+    0.004926781395729858, 0.0033698016554393317, 0.00230512632673493, 0.0015769367714301987,
+    0.0010788252019162975, 0.000738070938996006, 0.0005049532658346026, 0.0003454680251063082,
+    0.00023635601564027086, 0.00016170622091974825, 0.00011063372768747429, 7.569179582195077e-05,
+    5.17857579522209e-05, 3.543007094765967e-05, 2.424006611860136e-05, 1.658424227185416e-05,
+    1.1346384584663872e-05, 7.76281766846211e-06, 5.3110609208898746e-06, 3.633650789801054e-06,
+    2.4860227331295433e-06, 1.7008538854332643e-06, 1.163667536354887e-06, 7.961425431241989e-07,
+    5.446941930669458e-07, 3.726616128343833e-07, 2.549626552021561e-07, 1.7443695117727793e-07,
+    1.1934394829830278e-07, 8.165115189488431e-08, 5.586299683532188e-08, 3.8219600619175055e-08,
+    2.6148576951961945e-08, 1.7889984864911548e-08, 1.22397314032337e-08, 8.374016297671817e-09,
+    5.7292228598500124e-09, 3.919743335942345e-09, 2.681757752408118e-09, 1.8347692760029745e-09,
+    1.2552879890596146e-09, 8.588262056089919e-10, 5.875802667349371e-10, 4.020028354997662e-10,
+    2.750369420128259e-10, 1.881711092354027e-10, 1.287404015320643e-10, 8.807989204072245e-11,
+    6.026132658886509e-11, 4.122879124977732e-11, 2.820736489116394e-11, 1.9298538957471046e-11,
+    1.3203417168886057e-11, 9.033337980653024e-12, 6.1803087813511045e-12, 4.2283612895533845e-12,
+    2.8929038705870207e-12, 1.979228412939453e-12, 1.3541221159871894e-12, 9.264452212882195e-13,
+    6.338429436417964e-13, 4.3365421718712694e-13, 2.966917624793437e-13, 2.0298661568213233e-13,
+    1.3887667726856546e-13, 9.501479407568141e-14, 6.500595543329273e-14, 4.447490817513446e-14,
+    3.0428249904217275e-14, 2.0817994465273552e-14, 1.4242977986587842e-14, 9.7445708454203e-15,
+    6.666910603304518e-15, 4.561278038564776e-15, 3.1206744147403155e-15, 2.135061428063943e-15,
+    1.4607378712994558e-15, 9.993881677602775e-16, 6.837480765599266e-16, 4.677976458808154e-16,
+    3.2005155845210365e-16, 2.1896860954644052e-16, 1.4981102481923055e-16, 1.0249571024758304e-16,
+    7.012414895254074e-17, 4.7976605600760517e-17, 3.28239945775132e-17
+};
+#undef JAX_XSF_DIGAMMA_TABLE
 
-// xsf::digamma(double) with the table: the same terms in the same order.
+// xsf::detail::digamma_zeta_series with the table: the same terms in the same order.
+template <typename T>
+XSF_HOST_DEVICE inline T zeta_series(T z, const double *zetas, double root, double rootval) {
+    T res = rootval;
+    T coeff = -1.0;
+    z = z - root;
+    for (int n = 1; n < 100; n++) {
+        coeff *= -z;
+        const T term = coeff * zetas[n - 1];
+        res += term;
+        if (std::abs(term) < std::numeric_limits<double>::epsilon() * std::abs(res)) break;
+    }
+    return res;
+}
+
+// xsf::digamma(double) with the table.
 XSF_HOST_DEVICE inline double digamma(double z) {
     if (std::abs(z - xsf::detail::digamma_negroot) < 0.3) {
-        double res = xsf::detail::digamma_negrootval;
-        double coeff = -1.0;
-        z = z - xsf::detail::digamma_negroot;
-        for (int n = 1; n < 100; n++) {
-            coeff *= -z;
-            const double term = coeff * kNegRootZeta[n - 1];
-            res += term;
-            if (std::abs(term) < std::numeric_limits<double>::epsilon() * std::abs(res)) break;
-        }
-        return res;
+        return zeta_series(z, kNegRootZeta, xsf::detail::digamma_negroot, xsf::detail::digamma_negrootval);
     }
     return xsf::cephes::psi(z);
 }
 
 XSF_HOST_DEVICE inline float digamma(float z) { return static_cast<float>(digamma(static_cast<double>(z))); }
 
-// The complex loops as xsf has them.
-template <typename T>
-XSF_HOST_DEVICE inline std::complex<T> digamma(std::complex<T> z) { return xsf::digamma(z); }
+// xsf::digamma(std::complex<double>) with the tables; the rest as xsf has it.
+XSF_HOST_DEVICE inline std::complex<double> digamma(std::complex<double> z) {
+    namespace d = xsf::detail;
+    if (!std::isfinite(z.real()) || !std::isfinite(z.imag())) return d::digamma_nonfinite_limit(z);
+    double absz = std::abs(z);
+    std::complex<double> res = 0;
+    const int smallabsz = 16;
+    if (z.real() <= 0.0 && std::ceil(z.real()) == z) {
+        xsf::set_error("digamma", SF_ERROR_SINGULAR, NULL);
+        return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
+    }
+    if (std::abs(z - d::digamma_negroot) < 0.3) return zeta_series(z, kNegRootZeta, d::digamma_negroot, d::digamma_negrootval);
+    if (z.real() < 0 && std::abs(z.imag()) < smallabsz) {
+        res = -M_PI * xsf::cospi(z) / xsf::sinpi(z);
+        z = 1.0 - z;
+        absz = std::abs(z);
+    }
+    if (absz < 0.5) {
+        res = -1.0 / z;
+        z += 1.0;
+        absz = std::abs(z);
+    }
+    if (std::abs(z - d::digamma_posroot) < 0.5) {
+        res += zeta_series(z, kPosRootZeta, d::digamma_posroot, d::digamma_posrootval);
+    } else if (absz > smallabsz) {
+        res += d::digamma_asymptotic_series(z);
+    } else if (z.real() >= 0.0) {
+        const double n = std::trunc(smallabsz - absz) + 1;
+        const std::complex<double> init = d::digamma_asymptotic_series(z + n);
+        res += d::digamma_backward_recurrence(z + n, init, n);
+    } else {
+        const double n = std::trunc(smallabsz - absz) - 1;
+        const std::complex<double> init = d::digamma_asymptotic_series(z - n);
+        res += d::digamma_forward_recurrence(z - n, init, n);
+    }
+    return res;
+}
+
+XSF_HOST_DEVICE inline std::complex<float> digamma(std::complex<float> z) {
+    return static_cast<std::complex<float>>(digamma(static_cast<std::complex<double>>(z)));
+}
 }
 
 extern "C" __global__ void bg_jax_xsf_digamma__f_f(const bridgegen::Geometry<1> bg_geom, const float *__restrict__ bg_in0, float *bg_out0) {
@@ -90,7 +166,7 @@ extern "C" __global__ void bg_jax_xsf_digamma__F_F(const bridgegen::Geometry<1> 
         unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const std::complex<float> z = static_cast<std::complex<float>>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<std::complex<float>>(static_cast<std::complex<float>>(jax_xsf_digamma::digamma(z)));
+        bg_out0[bg_i] = static_cast<std::complex<float>>(static_cast<std::complex<float>>(xsf::digamma(z)));
     }
 }
 
@@ -99,6 +175,6 @@ extern "C" __global__ void bg_jax_xsf_digamma__D_D(const bridgegen::Geometry<1> 
         unsigned bg_off[1];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const std::complex<double> z = static_cast<std::complex<double>>(bg_in0[bg_off[0]]);
-        bg_out0[bg_i] = static_cast<std::complex<double>>(static_cast<std::complex<double>>(jax_xsf_digamma::digamma(z)));
+        bg_out0[bg_i] = static_cast<std::complex<double>>(static_cast<std::complex<double>>(xsf::digamma(z)));
     }
 }
