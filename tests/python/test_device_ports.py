@@ -162,6 +162,16 @@ def run_program(tmp_path, stem, src, rows):
     return run.stdout.splitlines()
 
 
+def laid_out(headers, preludes=(), own=""):
+    """C++ as the generator lays out a function's source: its headers, then the named
+    preludes' headers (each once), <cstdio> for the test's main, the named preludes' code and
+    the function's own prelude."""
+    named = [PRELUDES[n] for n in preludes]
+    every = [*headers, *(h for p in named for h in p.get("headers", []))]
+    includes = "\n".join(f'#include "{h}"' for h in dict.fromkeys(every))
+    return includes + "\n#include <cstdio>\n" + "\n".join([*(p["code"] for p in named), own])
+
+
 def inputs(u, rng):
     """Random points in the spec's test ranges plus a grid over the series' branch points."""
     test = u.get("test", {})
@@ -188,20 +198,13 @@ def test_device_port_matches_host_loops(name, real, tmp_path):
     # Functions of several outputs (airy) write them through references, as in the kernels.
     refs = "".join(f"{real} &{o} = o[{k}]; " for k, o in enumerate(outputs))
     body = (lambda e: f"{{ {refs}{e}; }}") if len(outputs) > 1 else (lambda e: f"{{ o[0] = {e}; }}")
-    # As the generator emits them: headers (the named preludes' appended), then the named
-    # preludes' code, then the function's own prelude.
-    named = [PRELUDES[n] for n in u.get("preludes", [])]
-    headers = [*u.get("headers", []), *u.get("cuda_headers", []), *(h for p in named for h in p.get("headers", []))]
-    includes = "\n".join(f'#include "{h}"' for h in dict.fromkeys(headers))
-    preludes = "\n".join([*(p["code"] for p in named), u.get("prelude", "")])
+    source = laid_out([*u.get("headers", []), *u.get("cuda_headers", [])], u.get("preludes", []), u.get("prelude", ""))
     # The loop's device expression (a float64 port's float32 loop casts it).
     code = "f" if real == "float" else "d"
     loop = code * len(u["inputs"]) + "->" + code * len(outputs)
     double_loop = "d" * len(u["inputs"]) + "->" + "d" * len(outputs)
     port_expr = u.get("cuda_expr_by_loop", {}).get(loop) or u.get("cuda_expr") or u["cuda_expr_by_loop"][double_loop]
-    src = f"""{includes}
-#include <cstdio>
-{preludes}
+    src = f"""{source}
 static void host({args}, {real} *o) {body(u["expr"])}
 static void port({args}, {real} *o) {body(port_expr)}
 int main() {{
@@ -277,15 +280,10 @@ def test_seam_prelude_matches_scipy(name, tmp_path):
     sig = next(lp for lp in (lp.split(" as ")[-1] for lp in u["loops"]) if lp.endswith("->d") and "d" in lp.split("->")[0])
     ins = sig.split("->")[0]
     expr = u.get("cuda_expr_by_loop", {}).get(sig) or u.get("cuda_expr") or u["expr"]
-    named = [PRELUDES[n] for n in u.get("preludes", [])]
-    headers = [*u.get("cuda_headers", u.get("headers", [])), *(h for p in named for h in p.get("headers", []))]
-    includes = "\n".join(f'#include "{h}"' for h in dict.fromkeys(headers))
-    preludes = "\n".join([*(p["code"] for p in named), u.get("prelude", "")])
+    source = laid_out(u.get("cuda_headers", u.get("headers", [])), u.get("preludes", []), u.get("prelude", ""))
     params = ", ".join(f"{CTYPE[c]} {a}" for c, a in zip(ins, u["inputs"]))
     src = f"""#define JAX_XSF_SEAMS_ON_HOST 1
-{includes}
-#include <cstdio>
-{preludes}
+{source}
 static double kernel({params}) {{ return {expr}; }}
 int main() {{
     double in[{len(ins)}];
@@ -316,12 +314,8 @@ def test_log_ratio_near_one_matches_scipy(name, real, tmp_path):
     if shutil.which("g++") is None:
         pytest.skip("no g++")
     u = UFUNCS[name]
-    p = PRELUDES["log_one_call"]
-    includes = "\n".join(f'#include "{h}"' for h in p["headers"])
     call = ", ".join(f"static_cast<{real}>(in[{k}])" for k in range(len(u["inputs"])))
-    src = f"""{includes}
-#include <cstdio>
-{p["code"]}
+    src = f"""{laid_out([], ["log_one_call"])}
 int main() {{
     double in[{len(u["inputs"])}];
     while (true) {{
@@ -392,9 +386,7 @@ def test_digamma_series_is_xsf_digamma(real, tmp_path):
     part = "float" if "float" in real else "double"
     make = f"{real}(static_cast<{part}>(re), static_cast<{part}>(im))" if complex_ else f"static_cast<{real}>(re)"
     show = "(double)w.real(), (double)w.imag()" if complex_ else "(double)w, 0.0"
-    src = f"""#include "xsf/digamma.h"
-#include <cstdio>
-{PRELUDES["digamma_series"]["code"]}
+    src = f"""{laid_out([], ["digamma_series"])}
 int main() {{
     double re, im;
     while (std::scanf("%lf %lf", &re, &im) == 2) {{
@@ -422,12 +414,8 @@ def test_igam_noarray_is_igam_h(tmp_path):
     (20 < a < 200 within 30 % of x; past 200 near x), the others and the edges."""
     if shutil.which("g++") is None:
         pytest.skip("no g++")
-    p = PRELUDES["igam_math_library"]
-    includes = "\n".join(f'#include "{h}"' for h in p["headers"])
     src = f"""#define JAX_XSF_SEAMS_ON_HOST 1
-{includes}
-#include <cstdio>
-{p["code"]}
+{laid_out([], ["igam_math_library"])}
 int main() {{
     double a, x;
     while (std::scanf("%lf %lf", &a, &x) == 2) {{
