@@ -2,7 +2,7 @@
 `prelude` instead of the xsf call in `expr` (lpmv: specfun.h does not compile under NVRTC;
 kv, kve, ive, kn: AMOS does not; k0, k0e, k1, k1e: I0 and I1 from the math library; spherical_jn, _yn, _in, airy: their headers include AMOS; pseudo_huber: fewer transcendental calls; rgamma: Cephes' recurrence further, then the math library's lgamma; beta, betaln,
 binom, poch, exp1, expi: xsf's code made faster for the device; logit, rel_entr: one log per
-element; log_expit: one log1p; zetac: zeta(1 - x) without Hurwitz's series), this builds both with g++ and compares them on random and edge inputs,
+element; log_expit: one log1p; zetac: zeta(1 - x) without Hurwitz's series; yv, yve: Temme's method, where cephes' yv lost digits near integer orders), this builds both with g++ and compares them on random and edge inputs,
 so CI without a GPU tests the port itself; ports whose float32 loop runs in single precision
 (FLOAT_PORTS) are compared in float32 too. Preludes that reroute calls inside xsf's headers
 on the device only (SEAMS: incbet's Gamma, igam's lgam, erfc and expm1) are built with g++ as the device reads
@@ -20,6 +20,7 @@ import subprocess
 
 import numpy as np
 import pytest
+import scipy.special
 
 from conditioning import KAPPA_NEAR_ZERO, condition_numbers, scipy_function
 from conftest import load_spec
@@ -62,6 +63,9 @@ PORTS |= {"logit": 1e-15, "rel_entr": 1e-15, "log_expit": 0.0}
 # approximations (1 + zetac) instead of Hurwitz's series; near zeta's trivial zeros and where
 # zeta crosses 1 the condition number allows more.
 PORTS["zetac"] = 1e-14
+# yv, yve: the bessel_jy prelude (Temme's method) against AMOS, each some eps kappa from
+# mpmath (AMOS 9e-14 relative at yv(-12.58, 18.99), where kappa is 1), as for kv.
+PORTS |= {"yv": 1e-12, "yve": 1e-12}
 # Ports whose float32 loop runs in single precision, checked in float32 against the host's
 # float32 loop (xsf's templates in float, as SciPy's loops): largest relative difference
 # (logit, rel_entr: 1 / y, x (1 / y), the residual and logf each round).
@@ -130,6 +134,17 @@ _RE = [-1.0, -0.0, 0.0, 1e-310, 1e-300, 1e-10, 0.5, 1.0, 1.0000000001, 1.9999999
 GRIDS["rel_entr"] = list(itertools.product(_RE, _RE))
 # zetac: the small-negative switch at -0.01, trivial zeros (even negative integers), odd
 # negative integers, zeta = 1 between -16 and -15, overflow of the reflection past -141, inf, NaN.
+# yv, yve: integer orders (cephes' yn) and orders near them (where cephes' yv failed: 2.99942
+# from the H200 run), the CF1 length at |v| = 200 and past it (cephes' yv), Temme's series /
+# CF2 switch (2), Hankel's expansion (x = 50, x = v^2 / 4), 0, tiny, inf, NaN, negative x. Not
+# 1e9: there AMOS returns 0 or 2x the value for |v| = 150.25 (mpmath; the port is within 3e-16).
+_JY_ORDERS = [-200.5, -150.25, -19.000001, -11.0, -3.5, -1.0000000001, -0.5, -1e-9, 0.0, 1e-300, 1e-9, 0.5, 1.0, 2.9994159, 3.0, 11.000000000002, 14.142, 14.15, 19.999999, 150.25, 200.5, np.nan]
+_JY_ARGS = [-2.5, 0.0, 1e-300, 1e-6, 0.5, 1.999, 2.0, 2.001, 13.24, 49.99, 50.0, 50.01, 60.0, 5624.0, 5626.0, 1e4, 1e6, np.inf, np.nan]
+GRIDS["yv"] = list(itertools.product(_JY_ORDERS, _JY_ARGS))
+# yve: not where Y_v overflows (tiny x, large orders), where SciPy's yve is +inf or NaN (AMOS's
+# error) and the device's -inf (specs/xsf/bessel.toml).
+with np.errstate(all="ignore"):
+    GRIDS["yve"] = [(v, x) for v, x in GRIDS["yv"] if not np.isinf(scipy.special.yv(v, x))]
 GRIDS["zetac"] = [(x,) for x in [-1e300, -300.0, -172.0, -141.5, -141.0, -100.5, -30.5, -16.0, -15.5, -15.0, -10.0, -2.0000001, -2.0, -1.9999999, -1.0, -0.5, -0.0100001, -0.01, -0.0099999, -1e-300, -0.0, 0.0, 0.5, 1.0, 1.0000001, 2.0, 10.0, 30.5, 50.0, 127.0, np.inf, -np.inf, np.nan]]
 
 

@@ -3370,7 +3370,7 @@ def yv(v, z, /, *, overwrite_input=None):
     Type loops: ff->f, dd->d, fF->F, dD->D.
     Platforms: cpu, cuda.
     On CUDA devices only loops ff->f, dd->d; the others run on the host only.
-    On CUDA devices computed as ``xsf::cephes::yv(v, z)`` instead of ``xsf::cyl_bessel_y(v, z)``.
+    On CUDA devices computed as ``jax_xsf_bessel_jy::yv(v, z)`` instead of ``xsf::cyl_bessel_y(v, z)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -3386,7 +3386,7 @@ def yve(v, z, /, *, overwrite_input=None):
     Type loops: ff->f, dd->d, fF->F, dD->D.
     Platforms: cpu, cuda.
     On CUDA devices only loops ff->f, dd->d; the others run on the host only.
-    On CUDA devices computed as ``z == 0 ? NAN : xsf::cephes::yv(v, z)`` instead of ``xsf::cyl_bessel_ye(v, z)``.
+    On CUDA devices computed as ``z == 0 ? NAN : jax_xsf_bessel_jy::yv(v, z)`` instead of ``xsf::cyl_bessel_ye(v, z)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a

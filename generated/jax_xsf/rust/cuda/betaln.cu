@@ -163,7 +163,7 @@ XSF_HOST_DEVICE inline double binom(double n, double k) {
 }
 }  // namespace jax_xsf_gamma_device
 
-extern "C" __global__ void bg_jax_xsf_betaln__ff_f(const bridgegen::Geometry<2> bg_geom, const float *__restrict__ bg_in0, const float *__restrict__ bg_in1, float *bg_out0) {
+extern "C" __global__ void __maxnreg__(128) bg_jax_xsf_betaln__ff_f(const bridgegen::Geometry<2> bg_geom, const float *__restrict__ bg_in0, const float *__restrict__ bg_in1, float *bg_out0) {
     BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
         unsigned bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
@@ -173,7 +173,7 @@ extern "C" __global__ void bg_jax_xsf_betaln__ff_f(const bridgegen::Geometry<2> 
     }
 }
 
-extern "C" __global__ void bg_jax_xsf_betaln__dd_d(const bridgegen::Geometry<2> bg_geom, const double *__restrict__ bg_in0, const double *__restrict__ bg_in1, double *bg_out0) {
+extern "C" __global__ void __maxnreg__(128) bg_jax_xsf_betaln__dd_d(const bridgegen::Geometry<2> bg_geom, const double *__restrict__ bg_in0, const double *__restrict__ bg_in1, double *bg_out0) {
     BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
         unsigned bg_off[2];
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
