@@ -132,19 +132,20 @@ GRIDS["log_expit"] = [(x,) for x in [-1e300, -800.0, -100.0, -20.0, -1e-10, -0.0
 # Ratios at 1/2 and 2, near 1, and past the double range (xsf's log(x) - log(y) branch).
 _RE = [-1.0, -0.0, 0.0, 1e-310, 1e-300, 1e-10, 0.5, 1.0, 1.0000000001, 1.9999999, 2.0, 2.0000001, 3.0, 1e300, np.inf, np.nan]
 GRIDS["rel_entr"] = list(itertools.product(_RE, _RE))
-# zetac: the small-negative switch at -0.01, trivial zeros (even negative integers), odd
-# negative integers, zeta = 1 between -16 and -15, overflow of the reflection past -141, inf, NaN.
 # yv, yve: integer orders (cephes' yn) and orders near them (where cephes' yv failed: 2.99942
 # from the H200 run), the CF1 length at |v| = 200 and past it (cephes' yv), Temme's series /
-# CF2 switch (2), Hankel's expansion (x = 50, x = v^2 / 4), 0, tiny, inf, NaN, negative x. Not
-# 1e9: there AMOS returns 0 or 2x the value for |v| = 150.25 (mpmath; the port is within 3e-16).
+# CF2 switch (2), Hankel's expansion (x = 50; x = v^2 / 4: 50 at v = 14.142, 5643.8 at
+# 150.25), 0, tiny, inf, NaN, negative x. Not 1e9: there AMOS returns 0 or 2x the value for
+# |v| = 150.25 (mpmath; the port is within 3e-16).
 _JY_ORDERS = [-200.5, -150.25, -19.000001, -11.0, -3.5, -1.0000000001, -0.5, -1e-9, 0.0, 1e-300, 1e-9, 0.5, 1.0, 2.9994159, 3.0, 11.000000000002, 14.142, 14.15, 19.999999, 150.25, 200.5, np.nan]
-_JY_ARGS = [-2.5, 0.0, 1e-300, 1e-6, 0.5, 1.999, 2.0, 2.001, 13.24, 49.99, 50.0, 50.01, 60.0, 5624.0, 5626.0, 1e4, 1e6, np.inf, np.nan]
+_JY_ARGS = [-2.5, 0.0, 1e-300, 1e-6, 0.5, 1.999, 2.0, 2.001, 13.24, 49.99, 50.0, 50.01, 60.0, 5643.0, 5645.0, 1e4, 1e6, np.inf, np.nan]
 GRIDS["yv"] = list(itertools.product(_JY_ORDERS, _JY_ARGS))
 # yve: not where Y_v overflows (tiny x, large orders), where SciPy's yve is +inf or NaN (AMOS's
 # error) and the device's -inf (specs/xsf/bessel.toml).
 with np.errstate(all="ignore"):
     GRIDS["yve"] = [(v, x) for v, x in GRIDS["yv"] if not np.isinf(scipy.special.yv(v, x))]
+# zetac: the small-negative switch at -0.01, trivial zeros (even negative integers), odd
+# negative integers, zeta = 1 between -16 and -15, overflow of the reflection past -141, inf, NaN.
 GRIDS["zetac"] = [(x,) for x in [-1e300, -300.0, -172.0, -141.5, -141.0, -100.5, -30.5, -16.0, -15.5, -15.0, -10.0, -2.0000001, -2.0, -1.9999999, -1.0, -0.5, -0.0100001, -0.01, -0.0099999, -1e-300, -0.0, 0.0, 0.5, 1.0, 1.0000001, 2.0, 10.0, 30.5, 50.0, 127.0, np.inf, -np.inf, np.nan]]
 
 
