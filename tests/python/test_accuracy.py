@@ -112,6 +112,27 @@ def test_stdtr_large_df_matches_scipy():
         np.testing.assert_array_less(np.abs(got - want), rtol * tail + 2 * np.spacing(want) + 1e-300)
 
 
+
+def test_stdtrit_round_trips_in_the_tails():
+    # The spec's random p is uniform on [0, 1]; the Newton steps (specs/xsf/statistics.toml)
+    # also start from the tails' power law. SciPy is no reference there: its stdtrit(0.59,
+    # 1.2e-182) is -5.2e153, whose stdtr is 3.7e-92 (SciPy 1.18). So the round trip, against
+    # SciPy's stdtr: relative to p, with the condition number df (dp/p = df dt/t in the tail).
+    rng = np.random.default_rng()
+    df = rng.uniform(0.5, 100, 4000)
+    p = 10 ** rng.uniform(-300, -1, 4000)
+    t = np.asarray(jax.jit(jax_xsf.stdtrit)(df, p))
+    finite = np.isfinite(t)
+    assert finite.mean() > 0.5
+    with np.errstate(under="ignore"):
+        back = scipy.special.stdtr(df[finite], t[finite])
+    np.testing.assert_allclose(back, p[finite], rtol=1e-13 * df[finite].max(), atol=0)
+    # -inf where z = df / (df + t^2) underflows (|t| past 1.3e154, as cephes' stdtri): only
+    # for p below the tail at t = -1e150.
+    assert np.all(t[~finite] == -np.inf)
+    assert np.all(scipy.special.stdtr(df[~finite], -1e150) >= p[~finite])
+
+
 MATHIEU = {f"mathieu_{k}" for k in ("a", "b", "cem", "sem", "modcem1", "modcem2", "modsem1", "modsem2")}
 # ... and its spheroidal wave functions on c = NaN (specs/xsf/spheroidal.toml's guards).
 SPHEROIDAL = {u["name"] for u in SPEC["ufunc"] if u.get("headers") == ["xsf/sphd_wave.h"]}

@@ -3181,7 +3181,7 @@ def stdtr(df, t, /, *, overwrite_input=None):
 
 
 def stdtrit(df, p, /, *, overwrite_input=None):
-    """Inverse of stdtr with respect to t: the p-th quantile of Student's t (cephes stdtri, for real df).
+    """Inverse of stdtr with respect to t: the p-th quantile of Student's t (for real df; Newton steps on cephes' incbet).
 
     Equivalent to ``scipy.special.stdtrit``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.stdtrit.html
     Type loops: ff->f, dd->d.
