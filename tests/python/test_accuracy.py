@@ -119,7 +119,6 @@ def test_stdtr_large_df_matches_scipy():
         np.testing.assert_array_less(np.abs(got - want), rtol * tail + 2 * np.spacing(want) + 1e-300)
 
 
-
 def test_stdtrit_round_trips_in_the_tails():
     # The spec's random p is uniform on [0, 1]; the Newton steps (specs/xsf/statistics.toml)
     # also start from the tails' power law. SciPy is no reference there: its stdtrit(0.59,
