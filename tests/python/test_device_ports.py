@@ -347,7 +347,6 @@ int main() {{
     assert_within_ulps_of_scipy(f"{name}({real})", got, args, scipy_function(u), dtype)
 
 
-
 # digamma's roots; the series' discs about them (r +- 0.3 and 0.5: the most terms at the edge).
 _NEGROOT = -0.504083008264455409
 _POSROOT = 1.4616321449683623
