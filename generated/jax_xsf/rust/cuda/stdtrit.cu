@@ -27,12 +27,12 @@ namespace jax_xsf_stdtrit {
 // z with I_z(a, b) = y (0 < y < 1) by Newton steps on log I_z in u = log z from u: about 2.6
 // incbet calls a root from the starts below, where cephes' incbi takes several times that
 // (a quantile 4.5-6x faster on the CPU; within 2e-16 of mpmath in the tails where incbi was
-// 8e-12 off). The signs of log I_z - log y bracket the root; a step leaving the bracket
-// bisects it. NaN if it does not settle in 30 steps or settles past z = 1 (the caller then
-// runs incbi).
-XSF_HOST_DEVICE inline double incbi_newton(double a, double b, double y, double u) {
+// 8e-12 off). lb = lbeta(a, b). The signs of log I_z - log y bracket the root; a step leaving
+// the bracket bisects it. NaN if it does not settle in 30 steps or settles past z = 1 (the
+// caller then runs incbi).
+XSF_HOST_DEVICE inline double incbi_newton(double a, double b, double lb, double y, double u) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    const double lb = xsf::cephes::lbeta(a, b), ly = std::log(y);
+    const double ly = std::log(y);
     double lo = -std::numeric_limits<double>::infinity(), hi = 0;
     for (int i = 0; i < 30; i++) {
         const double z = std::exp(u), iz = xsf::cephes::incbet(a, b, z), g = std::log(iz) - ly;
@@ -65,16 +65,28 @@ XSF_HOST_DEVICE inline double eval(double df, double p) {
         if (p == 0.5) return 0.0;
         // z = t^2 / (df + t^2), I_z(1/2, df/2) = |1 - 2p|.
         const double y = std::abs(1 - 2 * p);
-        double z = incbi_newton(0.5, 0.5 * df, y, 2 * std::log(t0) - std::log(df + t0 * t0));
+        double z = incbi_newton(0.5, 0.5 * df, xsf::cephes::lbeta(0.5, 0.5 * df), y, 2 * std::log(t0) - std::log(df + t0 * t0));
         if (std::isnan(z)) z = xsf::cephes::incbi(0.5, 0.5 * df, y);
         const double t = std::sqrt(df * z / (1 - z));
         return p < 0.5 ? -t : t;
     }
     // z = df / (df + t^2), I_z(df/2, 1/2) = 2q. Both starts overestimate z, the normal one
     // (Student's tails are heavier) and z^a / (a B(a, 1/2)) <= I_z: the smaller is the closer.
-    const double sign = p >= 0.5 ? 1.0 : -1.0, a = 0.5 * df, y = 2 * q;
-    const double u_power = (std::log(y) + std::log(a) + xsf::cephes::lbeta(a, 0.5)) / a;
-    double z = incbi_newton(a, 0.5, y, std::min(std::min(u_power, -std::log1p(t0 * t0 / df)), -1e-300));
+    const double sign = p >= 0.5 ? 1.0 : -1.0, a = 0.5 * df, y = 2 * q, lb = xsf::cephes::lbeta(a, 0.5);
+    const double log_ab = std::log(a) + lb, u_power = (std::log(y) + log_ab) / a;
+    // Where the power law's z is below 1e-17 min(a, 1) it is the root to rounding (I_z's next
+    // term is z a / (2 (a + 1)) relative): t = sqrt(df / z) = sqrt(df) (y a B(a, 1/2))^(-1/(2a))
+    // in closed form, also where z underflows (|t| past 1.3e154, finite to DBL_MAX for df < 2;
+    // within 2e-16 of mpmath there, where SciPy's is right at df = 1 only).
+    if (u_power < -39.14 + std::log(std::min(a, 1.0))) {
+        // r = x^(-1/(4a)), with the rounding de of the exponent e put back: e's alone is
+        // |log x| eps off (5e-14 at x = 1e-236).
+        const double x = y * std::exp(log_ab), e = -0.25 / a, de = -std::fma(e, a, 0.25) / a;
+        double r = std::pow(x, e);
+        r += r * (de * std::log(x));
+        return sign * (std::sqrt(df) * r) * r;
+    }
+    double z = incbi_newton(a, 0.5, lb, y, std::min(std::min(u_power, -std::log1p(t0 * t0 / df)), -1e-300));
     if (std::isnan(z)) z = xsf::cephes::incbi(a, 0.5, y);
     if (std::numeric_limits<double>::max() * z < df) return sign * std::numeric_limits<double>::infinity();
     return sign * std::sqrt(df / z - df);
