@@ -146,6 +146,8 @@ def test_stdtrit_round_trips_in_the_tails():
     deep = ~moderate & np.isfinite(t)
     assert deep.sum() > 10
     np.testing.assert_allclose(log_tail(df[deep], t[deep]), np.log(p[deep]), rtol=1e-15, atol=1e-13 * df.max())
+    # ... and our stdtr's far tail (the same power law; SciPy's is 0 past |t| = 1.3e154).
+    np.testing.assert_allclose(np.asarray(jax.jit(jax_xsf.stdtr)(df[deep], t[deep])), p[deep], rtol=1e-13)
     overflows = ~np.isfinite(t)
     assert np.all(log_tail(df[overflows], -np.finfo(np.float64).max) > np.log(p[overflows]))
     # mpmath's quantiles (40 digits; findroot on its regularized betainc), SciPy right at
@@ -154,6 +156,10 @@ def test_stdtrit_round_trips_in_the_tails():
     p_mp = np.array([3e-201, 1e-100, 1e-250, 1.2e-182, 1.0833350959328693e-236])
     t_mp = np.array([-1.0610329539459689e200, -1.0284911563163400e199, -2.4226631011346149e166, -3.0814800016279624e307, -1.5845832841018293e305])
     np.testing.assert_allclose(np.asarray(jax_xsf.stdtrit(df_mp, p_mp)), t_mp, rtol=2e-15)
+    # mpmath's tails where SciPy's stdtr is 0 (t^2 overflows).
+    df_mp, t_mp = np.array([0.5, 1.0, 1.5, 2.0]), np.array([-1e200, -1e160, -1e155, -1e152])
+    p_mp = np.array([3.207009754142229e-101, 3.1830988618379067e-161, 1.1924482405556578e-233, 5e-305])
+    np.testing.assert_allclose(np.asarray(jax_xsf.stdtr(df_mp, t_mp)), p_mp, rtol=1e-14)
 
 
 MATHIEU = {f"mathieu_{k}" for k in ("a", "b", "cem", "sem", "modcem1", "modcem2", "modsem1", "modsem2")}
