@@ -113,37 +113,39 @@ XSF_HOST_DEVICE JAX_XSF_LPMV0_LINKAGE double lpmv0(double v, int m, double x) { 
     return pv0 + pmv * vs * c0;
 }
 XSF_HOST_DEVICE inline double on_device(double m, double v, double x) {  // xsf::pmv
+    if (m != floor(m)) return NAN;
+    // At x = -1 specfun answers before any loop, also for v = +-inf, NaN and |v| >= 2^31, whose
+    // (int) cast gives INT_MIN on the host, never v (but at v = -2^31, where the host loops
+    // 2^31 times): said here without casting them (undefined in C++). m == 0 stands for
+    // specfun's int_m == 0. A GPU run drew lpmv(4, -inf, -1): NaN here before, SciPy inf.
+    if (x == -1.0 && (!(fabs(v) < 2147483648.0) || v != (int)v)) return m == 0 && sin(v * M_PI) / (v * M_PI) > 0 ? -INFINITY : INFINITY;
     // Outside int's range the host's (int) casts give INT_MIN and a NaN result; the device's
     // saturate, so say NaN here rather than loop 2^31 times.
-    if (m != floor(m) || !(fabs(m) < 2147483648.0) || !(fabs(v) < 2147483648.0)) return NAN;
+    if (!(fabs(m) < 2147483648.0) || !(fabs(v) < 2147483648.0)) return NAN;
     const int m_in = (int)m;
     double out;
-    if (x == -1.0 && v != (int)v) {
-        out = m_in == 0 ? ((sin(v * M_PI) / (v * M_PI) > 0) ? -1e300 : 1e300) : 1e300;
-    } else {
-        double vx = v < 0 ? -v - 1.0 : v;  // DLMF 14.9.5
-        int mx = m_in;
-        bool neg_m = false;
-        if (m_in < 0) {
-            if (!((vx + m_in + 1) > 0 || vx != (int)vx)) return NAN;  // DLMF 14.9.3 does not help
-            neg_m = true;
-            mx = -m_in;
-        }
-        const int nv = (int)vx;
-        const double v0 = vx - nv;
-        if (nv > 2 && nv > mx) {  // up-recursion on degree, DLMF 14.10.3
-            double p0 = lpmv0(v0 + mx, mx, x), p1 = lpmv0(v0 + mx + 1, mx, x);
-            out = p1;
-            for (int j = mx + 2; j <= nv; j++) {
-                out = ((2 * (v0 + j) - 1) * x * p1 - (v0 + j - 1 + mx) * p0) / (v0 + j - mx);
-                p0 = p1;
-                p1 = out;
-            }
-        } else {
-            out = lpmv0(vx, mx, x);
-        }
-        if (neg_m && fabs(out) < 1.e300) out = out * tgamma(vx - mx + 1) / tgamma(vx + mx + 1) * sign_pow(mx);
+    double vx = v < 0 ? -v - 1.0 : v;  // DLMF 14.9.5
+    int mx = m_in;
+    bool neg_m = false;
+    if (m_in < 0) {
+        if (!((vx + m_in + 1) > 0 || vx != (int)vx)) return NAN;  // DLMF 14.9.3 does not help
+        neg_m = true;
+        mx = -m_in;
     }
+    const int nv = (int)vx;
+    const double v0 = vx - nv;
+    if (nv > 2 && nv > mx) {  // up-recursion on degree, DLMF 14.10.3
+        double p0 = lpmv0(v0 + mx, mx, x), p1 = lpmv0(v0 + mx + 1, mx, x);
+        out = p1;
+        for (int j = mx + 2; j <= nv; j++) {
+            out = ((2 * (v0 + j) - 1) * x * p1 - (v0 + j - 1 + mx) * p0) / (v0 + j - mx);
+            p0 = p1;
+            p1 = out;
+        }
+    } else {
+        out = lpmv0(vx, mx, x);
+    }
+    if (neg_m && fabs(out) < 1.e300) out = out * tgamma(vx - mx + 1) / tgamma(vx + mx + 1) * sign_pow(mx);
     return out == 1e300 ? INFINITY : out == -1e300 ? -INFINITY : out;  // SPECFUN_CONVINF
 }
 }
