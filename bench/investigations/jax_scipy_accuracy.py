@@ -8,10 +8,10 @@ stopped at float32's epsilon); the bridge, as SciPy's and cupyx's loops, compute
 double and rounds once. The table's float32 ratios against jax.scipy compare those two.
 
 Per function and dtype: the largest relative error and its 99.9th percentile, in units of the
-dtype's epsilon, over points where SciPy's value is finite and at least the dtype's smallest
-normal (relative error means nothing in the subnormals), and the points where the NaN pattern
-differs from SciPy's; where SciPy's value is beyond the dtype's largest (float32 overflow,
-inf in both loops) the point is not counted. Runs on JAX's default device (the CPU here; the GPU machine after
+dtype's epsilon, over points where SciPy's value lies between the dtype's smallest normal
+(relative error means nothing in the subnormals) and its largest (past it both overflow to
+inf in float32), and the points where the NaN pattern differs from SciPy's. Runs on JAX's
+default device (the CPU here, about 30 minutes on two cores; the GPU machine, about 4, after
 `source scripts/gpu_site.sh`):
     python bench/investigations/jax_scipy_accuracy.py [--json OUT]   (LOG2N=, default 18)
 """
