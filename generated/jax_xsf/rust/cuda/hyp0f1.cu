@@ -34,8 +34,10 @@ XSF_HOST_DEVICE inline double eval(double v, double z) {
     if (z > 0) {
         const double s = std::sqrt(z), scale = xlogy(1 - v, s) + xsf::cephes::lgam(v);
         const double i = xsf::cephes::iv(v - 1, 2 * s);
+        // Not at v = 1 (order 0, where the expansion divides by nu = 0: SciPy's value there is
+        // the 0 of a ZeroDivisionError it ignores): I_0 overflows, and so does 0F1.
         if (scale > std::log(std::numeric_limits<double>::max()) || scale < std::log(std::numeric_limits<double>::min()) || i == 0 ||
-            std::isinf(i))
+            (std::isinf(i) && v != 1))
             return large_order(v, z);
         return std::exp(scale) * xsf::cephes::gammasgn(v) * i;
     }

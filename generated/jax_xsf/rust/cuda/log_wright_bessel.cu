@@ -5,6 +5,17 @@
 #include <bridgegen/kernel.cuh>
 
 #include "xsf/wright_bessel.h"
+namespace jax_xsf_wright_bessel {
+// For a >= 5 and x > 2 this xsf sums the series about its largest term, k = (a^-a x)^(1/(1+a))
+// cast to int: undefined past INT_MAX (INT_MIN on x86-64, where Phi came out 0 and its log
+// -inf; CUDA's cast saturates). Phi is past DBL_MAX long before that; SciPy 1.17 answers inf
+// there, for the log too (whose value, about (1 + 1/a) (a x)^(1/(1+a)), is past 1e10): so here.
+XSF_HOST_DEVICE inline bool peak_past_int(double a, double b, double x) {
+    const double rgamma_zero = 178.47241115886637;  // this xsf's: NaN from a or b beyond it
+    return a >= 5 && a < rgamma_zero && b >= 0 && b < rgamma_zero && x > 2 && x <= std::numeric_limits<double>::max() &&
+           std::pow(std::pow(a, -a) * x, 1.0 / (1 + a)) > 2147483647.0;
+}
+}
 
 extern "C" __global__ void bg_jax_xsf_log_wright_bessel__fff_f(const bridgegen::Geometry<3> bg_geom, const float *__restrict__ bg_in0, const float *__restrict__ bg_in1, const float *__restrict__ bg_in2, float *bg_out0) {
     BRIDGEGEN_FOR_EACH32(bg_geom, bg_i) {
@@ -13,7 +24,7 @@ extern "C" __global__ void bg_jax_xsf_log_wright_bessel__fff_f(const bridgegen::
         const float a = static_cast<float>(bg_in0[bg_off[0]]);
         const float b = static_cast<float>(bg_in1[bg_off[1]]);
         const float x = static_cast<float>(bg_in2[bg_off[2]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<float>(xsf::log_wright_bessel(a, b, x)));
+        bg_out0[bg_i] = static_cast<float>(static_cast<float>(jax_xsf_wright_bessel::peak_past_int(a, b, x) ? INFINITY : xsf::log_wright_bessel(a, b, x)));
     }
 }
 
@@ -24,6 +35,6 @@ extern "C" __global__ void bg_jax_xsf_log_wright_bessel__ddd_d(const bridgegen::
         const double a = static_cast<double>(bg_in0[bg_off[0]]);
         const double b = static_cast<double>(bg_in1[bg_off[1]]);
         const double x = static_cast<double>(bg_in2[bg_off[2]]);
-        bg_out0[bg_i] = static_cast<double>(static_cast<double>(xsf::log_wright_bessel(a, b, x)));
+        bg_out0[bg_i] = static_cast<double>(static_cast<double>(jax_xsf_wright_bessel::peak_past_int(a, b, x) ? INFINITY : xsf::log_wright_bessel(a, b, x)));
     }
 }

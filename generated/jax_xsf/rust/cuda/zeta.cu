@@ -13,7 +13,7 @@ extern "C" __global__ void bg_jax_xsf_zeta__ff_f(const bridgegen::Geometry<2> bg
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
         const double q = static_cast<double>(bg_in1[bg_off[1]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<double>(x == 0 ? std::numeric_limits<double>::quiet_NaN() : (q == 1.0 ? xsf::cephes::riemann_zeta(x) : xsf::cephes::zeta(x, q))));
+        bg_out0[bg_i] = static_cast<float>(static_cast<double>(x == 0 ? std::numeric_limits<double>::quiet_NaN() : (q == 1.0 && x > 1 ? xsf::cephes::riemann_zeta(x) : xsf::cephes::zeta(x, q))));
     }
 }
 
@@ -23,6 +23,6 @@ extern "C" __global__ void bg_jax_xsf_zeta__dd_d(const bridgegen::Geometry<2> bg
         bridgegen::input_offsets(bg_geom, bg_i, bg_off);
         const double x = static_cast<double>(bg_in0[bg_off[0]]);
         const double q = static_cast<double>(bg_in1[bg_off[1]]);
-        bg_out0[bg_i] = static_cast<double>(static_cast<double>(x == 0 ? std::numeric_limits<double>::quiet_NaN() : (q == 1.0 ? xsf::cephes::riemann_zeta(x) : xsf::cephes::zeta(x, q))));
+        bg_out0[bg_i] = static_cast<double>(static_cast<double>(x == 0 ? std::numeric_limits<double>::quiet_NaN() : (q == 1.0 && x > 1 ? xsf::cephes::riemann_zeta(x) : xsf::cephes::zeta(x, q))));
     }
 }
