@@ -95,6 +95,14 @@ _LPMV_GRID = list(
 # elsewhere (NaN from both). Not v = -2^31 at x = -1: the host loops 2^31 times there.
 _LPMV_GRID += [(m, v, -1.0) for m in (-3, 0, 1, 4, 0.5) for v in (-np.inf, np.inf, np.nan, -3e9, 3e9)]
 _LPMV_GRID += [(m, v, x) for m in (0, 2) for v in (-np.inf, np.inf, np.nan) for x in (-0.6, 0, 1)]
+# Degrees past int's range elsewhere: 1 at x = 1 for m = 0, inf beyond (the GPU run of the
+# edge grid, 2026-12-06: the port said NaN for all of them).
+_LPMV_GRID += [
+    (m, v, x)
+    for m in (-1, 0, 1, 2)
+    for v in (-1e300, -1e10, -3e9, 3e9, 1e10, 1e300, np.inf)
+    for x in (-7.0, -0.5, 0.0, 0.5, 1.0, 2.0, 1e10, np.inf)
+]
 # Orders near integers (Temme's gamma1), past 50 (the uniform expansion); arguments at the
 # series/CF2 switch (2), CF1/Hankel (500), AMOS's limits (1.07e9, 2.2e-305), 0, inf, NaN.
 _IK_ORDERS = [-60.5, -20.0, -2.5, -1.0, -0.5, -1e-7, 0.0, 1e-7, 0.5, 1.0, 2.0000001, 2.5, 20.0, 50.5, 150.25, np.nan]

@@ -52,7 +52,8 @@ XSF_HOST_DEVICE inline double psi(double x) {
 }
 XSF_HOST_DEVICE JAX_XSF_LPMV0_LINKAGE double lpmv0(double v, int m, double x) {  // degree v >= 0 (DLMF 14.3)
     const double pi = 3.141592653589793, el = 0.5772156649015329, eps = 1e-14;
-    const int nv = (int)v;
+    // The host's cast gives INT_MIN past int's range and for NaN (CUDA's saturates): so here.
+    const int nv = v < 2147483648.0 ? (int)v : -2147483647 - 1;
     const double v0 = v - nv;
     if (x == -1.0 && v != nv) return m == 0 ? -1.0e300 : 1.0e300;
     double c0 = 1.0, pmv, r;
@@ -119,20 +120,24 @@ XSF_HOST_DEVICE inline double on_device(double m, double v, double x) {  // xsf:
     // 2^31 times): said here without casting them (undefined in C++). m == 0 stands for
     // specfun's int_m == 0. A GPU run drew lpmv(4, -inf, -1): NaN here before, SciPy inf.
     if (x == -1.0 && (!(fabs(v) < 2147483648.0) || v != (int)v)) return m == 0 && sin(v * M_PI) / (v * M_PI) > 0 ? -INFINITY : INFINITY;
-    // Outside int's range the host's (int) casts give INT_MIN and a NaN result; the device's
-    // saturate, so say NaN here rather than loop 2^31 times.
-    if (!(fabs(m) < 2147483648.0) || !(fabs(v) < 2147483648.0)) return NAN;
+    // Orders outside int's range: the host's casts give INT_MIN and garbage; NaN here.
+    if (!(fabs(m) < 2147483648.0)) return NAN;
+    // Degrees past int's range, inf and NaN: the host's (int) casts give INT_MIN, so specfun
+    // takes them for non-integers and runs lpmv0 on v itself, with no recursion: 1 at x = 1 for
+    // m = 0 (the series' first term), inf beyond x = 1, mostly NaN elsewhere. The same here,
+    // without casting them (the edge grid's GPU run, 2026-12-06: NaN for all before).
+    const bool huge = !(fabs(v) < 2147483648.0);
     const int m_in = (int)m;
     double out;
     double vx = v < 0 ? -v - 1.0 : v;  // DLMF 14.9.5
     int mx = m_in;
     bool neg_m = false;
     if (m_in < 0) {
-        if (!((vx + m_in + 1) > 0 || vx != (int)vx)) return NAN;  // DLMF 14.9.3 does not help
+        if (!huge && !((vx + m_in + 1) > 0 || vx != (int)vx)) return NAN;  // DLMF 14.9.3 does not help
         neg_m = true;
         mx = -m_in;
     }
-    const int nv = (int)vx;
+    const int nv = huge ? 0 : (int)vx;
     const double v0 = vx - nv;
     if (nv > 2 && nv > mx) {  // up-recursion on degree, DLMF 14.10.3
         double p0 = lpmv0(v0 + mx, mx, x), p1 = lpmv0(v0 + mx + 1, mx, x);
