@@ -342,10 +342,15 @@ def without_documented_points(name, args):
 
 
 def check_against_scipy(name, sig, platform):
+    args = without_documented_points(name, random_args(UFUNCS[name], sig, np.random.default_rng()))
+    check_args_against_scipy(name, sig, platform, args)
+
+
+def check_args_against_scipy(name, sig, platform, args):
+    """ufunc `name`'s loop `sig` on `platform` at `args` against SciPy (also test_edge_sweep's)."""
     u = UFUNCS[name]
     test = u.get("test", {})
     outs = sig.split("->")[1]
-    args = without_documented_points(name, random_args(u, sig, np.random.default_rng()))
     device = jax.devices(platform)[0]
     got = jax.jit(getattr(jax_xsf, name))(*jax.device_put(args, device))
     got = got if isinstance(got, tuple) else (got,)

@@ -11,23 +11,20 @@ with the same documented differences, plus the corners listed in EDGE_DIFFERS be
 
 from __future__ import annotations
 
-import jax
 import numpy as np
 import pytest
 import scipy.special
 
-from conditioning import condition_numbers, scipy_function
 from test_accuracy import (
     COMPLEX,
     EDGES,
     INTS,
     MODERATE_EDGES,
     REAL,
-    RTOL,
     SCIPY_CRASHES_ON_NAN,
     UFUNCS,
     cases,
-    compare,
+    check_args_against_scipy,
     jax_xsf,
     without_documented_points,
 )
@@ -109,23 +106,7 @@ def edge_grid(u, sig):
 
 
 def check_edges(name, sig, platform):
-    u = UFUNCS[name]
-    test = u.get("test", {})
-    args = edge_grid(u, sig)
-    device = jax.devices(platform)[0]
-    got = jax.jit(getattr(jax_xsf, name))(*jax.device_put(args, device))
-    got = got if isinstance(got, tuple) else (got,)
-    ref_args = [a.astype(np.int64) if a.dtype.kind == "i" else a.astype(np.complex128 if a.dtype.kind == "c" else np.float64) for a in args]
-    f = scipy_function(u)
-    with np.errstate(all="ignore"), scipy.special.errstate(all="ignore"):
-        want = f(*ref_args)
-        want = want if isinstance(want, tuple) else (want,)
-        kappas = condition_numbers(f, ref_args, [np.asarray(w) for w in want])
-    suffix = "" if platform == "cpu" else "_gpu"
-    rtol64, rtol32 = RTOL[platform]
-    for g, w, code, kappa in zip(got, want, sig.split("->")[1], kappas):
-        rtol = test.get("rtol32" + suffix, rtol32) if code in "fF" else test.get("rtol64" + suffix, rtol64)
-        compare(f"{name}[{sig}] on {platform}", np.asarray(g), np.asarray(w), code, rtol, kappa, args)
+    check_args_against_scipy(name, sig, platform, edge_grid(UFUNCS[name], sig))
 
 
 @pytest.mark.parametrize("name,sig", list(cases()))
