@@ -103,6 +103,9 @@ _LPMV_GRID += [
     for v in (-1e300, -1e10, -3e9, 3e9, 1e10, 1e300, np.inf)
     for x in (-7.0, -0.5, 0.0, 0.5, 1.0, 2.0, 1e10, np.inf)
 ]
+# Negative orders at tiny degrees, where DLMF 14.9.3's Gamma(v - m + 1) meets a pole once
+# v - m + 1 rounds (specfun's 1e300 there; the GPU run's tgamma gave inf, 2026-12-06).
+_LPMV_GRID += [(m, v, x) for m in (-1, -3) for v in (1e-300, -1e-300, 1e-17, 2.0000000000000004) for x in (-0.6, -0.5, 0.0, 0.5, 1.0)]
 # Orders near integers (Temme's gamma1), past 50 (the uniform expansion); arguments at the
 # series/CF2 switch (2), CF1/Hankel (500), AMOS's limits (1.07e9, 2.2e-305), 0, inf, NaN.
 _IK_ORDERS = [-60.5, -20.0, -2.5, -1.0, -0.5, -1e-7, 0.0, 1e-7, 0.5, 1.0, 2.0000001, 2.5, 20.0, 50.5, 150.25, np.nan]

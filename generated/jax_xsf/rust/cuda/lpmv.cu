@@ -9,7 +9,7 @@
 namespace jax_xsf_lpmv {
 // specfun.h includes <memory>, which NVRTC lacks, so the device runs this port of this xsf's
 // specfun::lpmv/lpmv0/psi_spec: the same series, recursion and int arithmetic, so device
-// results follow the host loops to rounding (only specfun's gamma2 becomes CUDA's tgamma).
+// results follow the host loops to rounding (only specfun's gamma2 becomes CUDA's tgamma off its poles).
 // Each series term's factor is computed apart from the running term (r *= f, as cupyx):
 // specfun's r = 0.5 * r * ... / ... puts a division on the loop-carried chain, which made
 // this kernel 2.8x cupyx's code on a CPU core with the same count of terms. On the GPU the
@@ -22,6 +22,11 @@ namespace jax_xsf_lpmv {
 #define JAX_XSF_LPMV0_LINKAGE inline
 #endif
 XSF_HOST_DEVICE inline double sign_pow(int n) { return (n & 1) ? -1.0 : 1.0; }  // pow(-1, n)
+// specfun's gamma2 answers 1e300 at the poles 0, -1, -2, ..., where tgamma gives inf: in
+// lpmv(-1, 1e-300, x) the ratio's vx - mx + 1 rounds to 0, and 1e300 times the value near
+// 1e-300 it scales gives the host's answer (1 at x = 0); tgamma's inf gave inf on the device
+// (the edge grid's GPU run, 2026-12-06).
+XSF_HOST_DEVICE inline double gamma2(double x) { return (x <= 0 && x == floor(x)) ? 1e300 : tgamma(x); }
 XSF_HOST_DEVICE inline double psi(double x) {
     const double el = 0.5772156649015329, pi = 3.141592653589793;
     double s = 0.0, ps, xa = fabs(x);
@@ -150,7 +155,7 @@ XSF_HOST_DEVICE inline double on_device(double m, double v, double x) {  // xsf:
     } else {
         out = lpmv0(vx, mx, x);
     }
-    if (neg_m && fabs(out) < 1.e300) out = out * tgamma(vx - mx + 1) / tgamma(vx + mx + 1) * sign_pow(mx);
+    if (neg_m && fabs(out) < 1.e300) out = out * gamma2(vx - mx + 1) / gamma2(vx + mx + 1) * sign_pow(mx);
     return out == 1e300 ? INFINITY : out == -1e300 ? -INFINITY : out;  // SPECFUN_CONVINF
 }
 }
