@@ -316,8 +316,12 @@ def random_args(u, sig, rng):
     # Shuffle each argument independently so edge values meet random partners.
     for a in args[1:]:
         rng.shuffle(a)
+    return with_characteristic_values(u, args)
+
+
+def with_characteristic_values(u, args):
+    """The `_cv` spheroidal functions take the characteristic value of (m, n, c): SciPy's."""
     if "cv" in u["inputs"]:
-        # The `_cv` spheroidal functions take the characteristic value of (m, n, c): SciPy's.
         m, n, c = (args[u["inputs"].index(k)] for k in ("m", "n", "c"))
         with np.errstate(all="ignore"):
             cv = getattr(scipy.special, u["name"][:3] + "_cv")(m.astype(np.float64), n.astype(np.float64), c.astype(np.float64))
