@@ -15,6 +15,7 @@ import textwrap
 import zipfile
 
 import pytest
+from jaxlib_range import EXCLUDED, NEWEST, OLDEST, SPECIFIER
 
 jax_xsf = pytest.importorskip("jax_xsf")
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -32,7 +33,7 @@ def _lib_info():
 def test_library_and_package_carry_the_same_build_facts():
     info = _lib_info()
     assert info == json.loads(jax_xsf._build.BUILD_INFO)
-    assert info["reported_ffi_api"] == "0.1" and info["jaxlib_range"][0] == "0.7.2"
+    assert info["reported_ffi_api"] == "0.1" and info["jaxlib_range"][0] == OLDEST
     import importlib.metadata
 
     assert info["jaxlib"] == importlib.metadata.version("jaxlib")
@@ -43,19 +44,22 @@ def _run(code, env=None):
 
 
 # Each message names a command that works: installing a tested jaxlib, or for a newer one
-# (after testing it) rebuilding with the range widened.
+# (after testing it) rebuilding with the range widened. The range's ends and excluded
+# releases come from runtime/abi.toml (tests/python/jaxlib_range.py).
+TOO_NEW = "99.0.0"
 OUTSIDE = {
-    "0.6.0": ["needs jaxlib 0.7.2 or newer", "pip install -U 'jax>=0.7.2' 'jaxlib>=0.7.2'"],
-    "0.13.0": [
-        "tested with jaxlib 0.7.2 to 0.12.0.1; this environment has jaxlib 0.13.0",
-        "pip install 'jax<=0.12.0.1' 'jaxlib<=0.12.0.1'",
-        "bridgegen build <spec of jax_xsf> --jaxlib-newest 0.13.0 --install",
+    "0.6.0": [f"needs jaxlib {OLDEST} or newer", f"pip install -U 'jax>={OLDEST}' 'jaxlib>={OLDEST}'"],
+    TOO_NEW: [
+        f"tested with jaxlib {OLDEST} to {NEWEST}; this environment has jaxlib {TOO_NEW}",
+        f"pip install 'jax<={NEWEST}' 'jaxlib<={NEWEST}'",
+        f"bridgegen build <spec of jax_xsf> --jaxlib-newest {TOO_NEW} --install",
     ],
-    "0.11.1": ["was not tested with jaxlib 0.11.1", "pip install 'jax==0.12.0.1' 'jaxlib==0.12.0.1'"],
 }
+if EXCLUDED:
+    OUTSIDE[EXCLUDED[-1]] = [f"was not tested with jaxlib {EXCLUDED[-1]}", f"pip install 'jax=={NEWEST}' 'jaxlib=={NEWEST}'"]
 
 
-@pytest.mark.parametrize("fake", list(OUTSIDE), ids=["too old", "too new", "not tested"])
+@pytest.mark.parametrize("fake", list(OUTSIDE), ids=["too old", "too new", "not tested"][: len(OUTSIDE)])
 def test_jaxlib_outside_the_range_is_an_import_error_before_registration(fake):
     r = _run(
         f"""
@@ -95,4 +99,4 @@ def test_wheel_requires_the_supported_jaxlib_range():
     with zipfile.ZipFile(wheels[-1]) as z:
         meta = z.read(next(n for n in z.namelist() if n.endswith("METADATA"))).decode()
         assert "jax_xsf/_build.py" in z.namelist()
-    assert "Requires-Dist: jaxlib>=0.7.2,<=0.12.0.1" in meta and "Requires-Dist: jax>=0.7.2,<=0.12.0.1" in meta
+    assert f"Requires-Dist: jaxlib{SPECIFIER}" in meta and f"Requires-Dist: jax{SPECIFIER}" in meta
