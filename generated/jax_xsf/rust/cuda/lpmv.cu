@@ -57,7 +57,7 @@ XSF_HOST_DEVICE inline double psi(double x) {
 }
 XSF_HOST_DEVICE JAX_XSF_LPMV0_LINKAGE double lpmv0(double v, int m, double x) {  // degree v >= 0 (DLMF 14.3)
     const double pi = 3.141592653589793, el = 0.5772156649015329, eps = 1e-14;
-    // The host's cast gives INT_MIN past int's range and for NaN (CUDA's saturates): so here.
+    // x86's cast gives INT_MIN past int's range and for NaN (CUDA's saturates): so here.
     const int nv = v < 2147483648.0 ? (int)v : -2147483647 - 1;
     const double v0 = v - nv;
     if (x == -1.0 && v != nv) return m == 0 ? -1.0e300 : 1.0e300;
@@ -118,19 +118,23 @@ XSF_HOST_DEVICE JAX_XSF_LPMV0_LINKAGE double lpmv0(double v, int m, double x) { 
     }
     return pv0 + pmv * vs * c0;
 }
-XSF_HOST_DEVICE inline double on_device(double m, double v, double x) {  // xsf::pmv
+// xsf::pmv on the device, and on the host for orders and degrees past int's range, inf and
+// NaN: specfun casts those to int, undefined in C++, and compilers disagree (the host loops
+// built by g++ 12 gave lpmv(-1, 1e10, 1) = NaN, by g++ 14 0; a release check in a Debian
+// trixie chroot, 2026-12-06), so both platforms answer them here, the same everywhere.
+XSF_HOST_DEVICE inline double on_device(double m, double v, double x) {
     if (m != floor(m)) return NAN;
     // At x = -1 specfun answers before any loop, also for v = +-inf, NaN and |v| >= 2^31, whose
-    // (int) cast gives INT_MIN on the host, never v (but at v = -2^31, where the host loops
-    // 2^31 times): said here without casting them (undefined in C++). m == 0 stands for
-    // specfun's int_m == 0. A GPU run drew lpmv(4, -inf, -1): NaN here before, SciPy inf.
+    // (int) cast gives INT_MIN on x86, never v: said here without casting them (undefined in
+    // C++). m == 0 stands for specfun's int_m == 0. A GPU run drew lpmv(4, -inf, -1): NaN
+    // here before, SciPy inf.
     if (x == -1.0 && (!(fabs(v) < 2147483648.0) || v != (int)v)) return m == 0 && sin(v * M_PI) / (v * M_PI) > 0 ? -INFINITY : INFINITY;
-    // Orders outside int's range: the host's casts give INT_MIN and garbage; NaN here.
+    // Orders outside int's range: specfun's casts give INT_MIN and garbage; NaN here.
     if (!(fabs(m) < 2147483648.0)) return NAN;
-    // Degrees past int's range, inf and NaN: the host's (int) casts give INT_MIN, so specfun
-    // takes them for non-integers and runs lpmv0 on v itself, with no recursion: 1 at x = 1 for
-    // m = 0 (the series' first term), inf beyond x = 1, mostly NaN elsewhere. The same here,
-    // without casting them (the edge grid's GPU run, 2026-12-06: NaN for all before).
+    // Degrees past int's range, inf and NaN: as specfun runs where the (int) casts give INT_MIN
+    // (x86, g++ 12): taken for non-integers, lpmv0 on v itself, no recursion: 1 at x = 1 for
+    // m = 0 (the series' first term), 0 for m != 0, inf beyond x = 1, mostly NaN elsewhere;
+    // said without casting them (the edge grid's GPU run, 2026-12-06: NaN for all before).
     const bool huge = !(fabs(v) < 2147483648.0);
     const int m_in = (int)m;
     double out;
@@ -155,7 +159,11 @@ XSF_HOST_DEVICE inline double on_device(double m, double v, double x) {  // xsf:
     } else {
         out = lpmv0(vx, mx, x);
     }
-    if (neg_m && fabs(out) < 1.e300) out = out * gamma2(vx - mx + 1) / gamma2(vx + mx + 1) * sign_pow(mx);
+    // Past int's range Gamma(vx - mx + 1) / Gamma(vx + mx + 1) (about vx^(-2 mx)) is inf / inf
+    // through gamma2; through lgamma it multiplies the 0 at x = 1 into 0 (SciPy's value there,
+    // and P_v^-m(1) = 0), and NaN and inf elsewhere as before.
+    if (neg_m && fabs(out) < 1.e300)
+        out = out * (huge ? exp(lgamma(vx - mx + 1) - lgamma(vx + mx + 1)) : gamma2(vx - mx + 1) / gamma2(vx + mx + 1)) * sign_pow(mx);
     return out == 1e300 ? INFINITY : out == -1e300 ? -INFINITY : out;  // SPECFUN_CONVINF
 }
 }
