@@ -60,9 +60,9 @@ gpu-wheel-variants:
 
 # Build specs/xsf.toml against every jaxlib release's headers (layout probe included) and
 # run the CPU tests on the given ones (default: the oldest, 0.10.2, and the top of the
-# range, 0.11.2 and 0.12.0.1, which run in a trixie chroot): just matrix 0.8.0 0.10.2
+# range, 0.11.2 and 0.12.1, which run in a trixie chroot): just matrix 0.8.0 0.10.2
 matrix *TEST_VERSIONS:
-    bash scripts/jaxlib_matrix.sh --test {{ if TEST_VERSIONS == "" { "0.7.2 0.10.2 0.11.2 0.12.0.1" } else { TEST_VERSIONS } }}
+    bash scripts/jaxlib_matrix.sh --test {{ if TEST_VERSIONS == "" { "0.7.2 0.10.2 0.11.2 0.12.1" } else { TEST_VERSIONS } }}
 
 # What CI's jaxlib watch runs for a new release: build + layout probe against its headers,
 # the CPU suite on it, then raise runtime/abi.toml's range (scripts/release_check.sh).

@@ -8,7 +8,7 @@
 #   usage: bash scripts/jaxlib_matrix.sh [--test VERSION...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
-VERSIONS="${JAXLIB_VERSIONS:-0.7.2 0.8.0 0.8.1 0.8.2 0.8.3 0.9.0 0.9.0.1 0.9.1 0.9.2 0.10.0 0.10.1 0.10.2 0.11.0 0.11.1 0.11.2 0.12.0 0.12.0.1}"
+VERSIONS="${JAXLIB_VERSIONS:-0.7.2 0.8.0 0.8.1 0.8.2 0.8.3 0.9.0 0.9.0.1 0.9.1 0.9.2 0.10.0 0.10.1 0.10.2 0.11.0 0.11.1 0.11.2 0.12.0 0.12.0.1 0.12.1}"
 TEST_VERSIONS=""
 if [ "${1:-}" = "--test" ]; then shift; TEST_VERSIONS="$*"; fi
 OUT="${MATRIX_OUT:-target/matrix}"

@@ -43,7 +43,7 @@ impl JaxlibRange {
         range
     }
 
-    /// As a requirement specifier: `>=0.7.2,<=0.12.0.1,!=0.11.0,...`.
+    /// As a requirement specifier: `>=0.7.2,<=0.12.1,!=0.11.0,...`.
     pub fn specifier(&self) -> String {
         let mut s = format!(">={},<={}", self.oldest, self.newest);
         for v in &self.excluded {

@@ -5,7 +5,7 @@ says what it reaches, the versions it was tested on, and what happens where it i
 or different: the runtime then keeps working, with the feature the entry serves switched
 off, and (where the user would otherwise not know) one warning.
 
-Tested on jax/jaxlib 0.7.2, 0.8.0, 0.10.2 and 0.12.0.1 (CPU) and 0.11.2 (CUDA), CuPy 14.2.
+Tested on jax/jaxlib 0.7.2, 0.8.0, 0.10.2, 0.12.0.1 and 0.12.1 (CPU) and 0.11.2 (CUDA), CuPy 14.2.
 Public JAX API (``jax.ffi``, ``jax.extend.core``, ``jax.interpreters.*``) is used directly
 elsewhere and is not listed here.
 """
@@ -16,7 +16,7 @@ import warnings
 
 # --- jax._src.sharding_impls.ShardingContext -------------------------------------------
 # What: the axis context of a lowering under jit over a mesh (SPMD), and its device count.
-# Tested: 0.7.2-0.12.0.1. Missing: calls are lowered unpartitioned (XLA then gathers
+# Tested: 0.7.2-0.12.1. Missing: calls are lowered unpartitioned (XLA then gathers
 # their operands onto each device: correct, slower), and delegated calls do not warn.
 try:
     from jax._src.sharding_impls import ShardingContext as _ShardingContext
@@ -37,7 +37,7 @@ def spmd_devices(ctx) -> int:
 # manual axes (shard_map's check_vma; `aval.vma` up to jax 0.9, `aval.mat.varying` from
 # 0.10) and, on meshes with Explicit axes, the operands' sharding broadcast to the output.
 # Built with `aval.update`, which carries whatever else this jax keeps on an aval. Tested:
-# 0.7.2-0.12.0.1. Anything unrecognised: a plain aval (shard_map then needs
+# 0.7.2-0.12.1. Anything unrecognised: a plain aval (shard_map then needs
 # check_vma=False, and explicit meshes gather the operands).
 def _varying(aval) -> frozenset:
     mat = getattr(aval, "mat", None)
@@ -102,7 +102,7 @@ def shaped_array(shape, dtype, avals, elementwise: bool):
 
 
 # --- LoweringParameters.for_export ---------------------------------------------------------
-# What: whether this lowering is for jax.export. Tested: 0.7.2-0.12.0.1. Missing: False
+# What: whether this lowering is for jax.export. Tested: 0.7.2-0.12.1. Missing: False
 # (a sharded export then fails in jax.export with its own message about host callbacks).
 def lowering_for_export(ctx) -> bool:
     params = getattr(ctx.module_context, "lowering_parameters", None)
@@ -111,7 +111,7 @@ def lowering_for_export(ctx) -> bool:
 
 # --- jax._src.dispatch.prim_requires_devices_during_lowering ----------------------------
 # What: tells jit that a primitive's lowering needs the device assignment (as
-# custom_partitioning's does). Tested: 0.7.2-0.12.0.1. Missing: nothing is registered;
+# custom_partitioning's does). Tested: 0.7.2-0.12.1. Missing: nothing is registered;
 # the partitioned lowering then fails under a mesh with JAX's own error.
 def require_devices_during_lowering(prim) -> None:
     try:
@@ -125,7 +125,7 @@ def require_devices_during_lowering(prim) -> None:
 
 # --- ModuleContext.add_keepalive ---------------------------------------------------------
 # What: an object kept alive as long as the executable compiled from this lowering (JAX's
-# own host callbacks use it). Tested: 0.7.2-0.12.0.1. Missing: the object is not kept by
+# own host callbacks use it). Tested: 0.7.2-0.12.1. Missing: the object is not kept by
 # the executable (delegation's registry still keeps recently used call sites; see
 # _callback.py).
 def add_keepalive(ctx, obj) -> bool:
@@ -138,7 +138,7 @@ def add_keepalive(ctx, obj) -> bool:
 
 # --- jax._src.interpreters.mlir._lowerings[lax.while_p] ------------------------------------
 # What: the registered while-loop lowering rule, wrapped so that bridged calls in a loop
-# body may write over a dying loop-carried operand (_inplace.py). Tested: 0.7.2-0.12.0.1,
+# body may write over a dying loop-carried operand (_inplace.py). Tested: 0.7.2-0.12.1,
 # where the table maps primitives to LoweringRuleEntry(rule, inline). Missing or of
 # another form: nothing is wrapped, one warning says so, and bridged calls in loops copy
 # their result into the carry (correct, slower).
