@@ -46,7 +46,7 @@ def test_exported_function_runs_in_a_fresh_process(tmp_path: pathlib.Path):
     want = float(model(1.5, x))
     out = _run(
         f"""
-        import jax, jax.numpy as jnp
+        import jax, jax.export, jax.numpy as jnp  # jax 0.7.2 does not import jax.export with jax
         jax.config.update("jax_enable_x64", True)
         import jax_xsf  # registers the FFI targets; nothing else is imported
         exp = jax.export.deserialize(open({str(path)!r}, "rb").read())
@@ -78,7 +78,7 @@ def test_persistent_compilation_cache_across_processes(tmp_path: pathlib.Path):
 def test_sharded_export_runs_in_a_fresh_process_with_a_warning(tmp_path: pathlib.Path):
     path = tmp_path / "sharded.bin"
     code = f"""
-        import warnings, numpy as np, jax
+        import warnings, numpy as np, jax, jax.export  # jax 0.7.2 does not import jax.export with jax
         jax.config.update("jax_enable_x64", True)
         import jax_xsf
         from jax.sharding import NamedSharding, PartitionSpec as P
@@ -97,7 +97,7 @@ def test_sharded_export_runs_in_a_fresh_process_with_a_warning(tmp_path: pathlib
     assert _run(code, env).strip() == "exported"
     out = _run(
         f"""
-        import numpy as np, jax
+        import numpy as np, jax, jax.export
         jax.config.update("jax_enable_x64", True)
         import jax_xsf
         from jax.sharding import NamedSharding, PartitionSpec as P
