@@ -12,12 +12,10 @@ import os
 import tomllib
 from pathlib import Path
 
+# The import-time check's ordering of release numbers.
+from bridgegen_runtime._library import _version
+
 ABI = tomllib.loads((Path(__file__).resolve().parents[2] / "runtime" / "abi.toml").read_text())
-
-
-def _key(v: str) -> tuple[int, ...]:
-    return tuple(int(p) if p.isdigit() else 0 for p in v.split("."))
-
 
 OLDEST: str = ABI["jaxlib_oldest"]
 NEWEST: str = ABI["jaxlib_newest_tested"]
@@ -25,7 +23,7 @@ EXCLUDED: list[str] = list(ABI["jaxlib_not_tested"])
 _under_test = os.environ.get("BRIDGEGEN_JAXLIB_UNDER_TEST")
 if _under_test:
     EXCLUDED = [v for v in EXCLUDED if v != _under_test]
-    if _key(_under_test) > _key(NEWEST):
+    if _version(_under_test) > _version(NEWEST):
         NEWEST = _under_test
-# Requirement specifier, as in Requires-Dist: ">=0.7.2,<=0.12.0.1,!=0.11.0,!=0.11.1".
+# Requirement specifier, as in Requires-Dist: ">=OLDEST,<=NEWEST,!=EXCLUDED...".
 SPECIFIER = f">={OLDEST},<={NEWEST}" + "".join(f",!={v}" for v in EXCLUDED)
