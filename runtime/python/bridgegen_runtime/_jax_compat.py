@@ -5,7 +5,9 @@ says what it reaches, the versions it was tested on, and what happens where it i
 or different: the runtime then keeps working, with the feature the entry serves switched
 off, and (where the user would otherwise not know) one warning.
 
-Tested on jax/jaxlib 0.7.2, 0.8.0, 0.10.2, 0.12.0.1 and 0.12.1 (CPU) and 0.11.2 (CUDA), CuPy 14.2.
+Tested (the whole CPU suite) on jax/jaxlib 0.7.2, 0.8.3, 0.9.2, 0.10.2, 0.11.0, 0.11.1, 0.11.2, 0.12.0.1
+and 0.12.1 (a subset on every other admitted release: docs/compatibility.md), and on 0.11.2
+with CUDA; CuPy 14.2.
 Public JAX API (``jax.ffi``, ``jax.extend.core``, ``jax.interpreters.*``) is used directly
 elsewhere and is not listed here.
 """
