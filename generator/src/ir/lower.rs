@@ -169,10 +169,11 @@ fn check_headers(cx: &mut Ctx, headers: &[Spanned<String>]) -> Vec<String> {
     out
 }
 
-/// A checked `[[prelude]]` and the headers it needs.
+/// A checked `[[prelude]]` and the headers it needs, on the host and in CUDA kernels.
 struct Prelude {
     shared: SharedPrelude,
     headers: Vec<String>,
+    cuda_headers: Vec<String>,
 }
 
 fn check_preludes(cx: &mut Ctx, raw: &[RawPrelude]) -> BTreeMap<String, Prelude> {
@@ -191,8 +192,9 @@ fn check_preludes(cx: &mut Ctx, raw: &[RawPrelude]) -> BTreeMap<String, Prelude>
             cx.err(p.code.span(), catalog::empty_prelude(name));
         }
         let headers = p.headers.as_deref().map(|h| check_headers(cx, h)).unwrap_or_default();
+        let cuda_headers = p.cuda_headers.as_deref().map_or_else(|| headers.clone(), |h| check_headers(cx, h));
         let at = SourceAt::of_string(cx.sources, &p.code.span());
-        out.insert(name.clone(), Prelude { shared: SharedPrelude { name: name.clone(), code, at }, headers });
+        out.insert(name.clone(), Prelude { shared: SharedPrelude { name: name.clone(), code, at }, headers, cuda_headers });
     }
     out
 }
@@ -245,9 +247,10 @@ fn resolve_preludes<'p>(
     out
 }
 
-/// `base` followed by the headers of `preludes` it lacks (include order: the function's first).
-fn with_prelude_headers(mut base: Vec<String>, preludes: &[&Prelude]) -> Vec<String> {
-    for h in preludes.iter().flat_map(|p| &p.headers) {
+/// `base` followed by the headers of `preludes` it lacks (include order: the function's
+/// first), each prelude's `headers` or `cuda_headers` as `of` picks.
+fn with_prelude_headers(mut base: Vec<String>, preludes: &[&Prelude], of: fn(&Prelude) -> &Vec<String>) -> Vec<String> {
+    for h in preludes.iter().flat_map(|p| of(p)) {
         if !base.contains(h) {
             base.push(h.clone());
         }
@@ -297,8 +300,8 @@ fn lower_ufunc(
     }
     let headers = check_headers(cx, headers_raw);
     let cuda_headers = u.cuda_headers.as_ref().map_or_else(|| headers.clone(), |h| check_headers(cx, h.get_ref()));
-    let headers = with_prelude_headers(headers, &preludes);
-    let cuda_headers = with_prelude_headers(cuda_headers, &preludes);
+    let headers = with_prelude_headers(headers, &preludes, |p| &p.headers);
+    let cuda_headers = with_prelude_headers(cuda_headers, &preludes, |p| &p.cuda_headers);
 
     if u.inputs.get_ref().is_empty() {
         cx.err(u.inputs.span(), catalog::empty_list("inputs"));

@@ -93,6 +93,9 @@ pub struct RawPrelude {
     pub name: Spanned<String>,
     #[serde(default)]
     pub headers: Option<Vec<Spanned<String>>>,
+    /// What CUDA kernels include instead of `headers` (the prelude's device-safe part).
+    #[serde(default)]
+    pub cuda_headers: Option<Vec<Spanned<String>>>,
     pub code: Spanned<String>,
 }
 

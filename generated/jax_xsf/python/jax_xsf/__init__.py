@@ -898,8 +898,8 @@ def eval_chebyc(n, x, /, *, overwrite_input=None):
     """Chebyshev polynomial of the first kind on [-2, 2], C_n(x) = 2 T_n(x / 2).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -912,8 +912,8 @@ def eval_chebys(n, x, /, *, overwrite_input=None):
     """Chebyshev polynomial of the second kind on [-2, 2], S_n(x) = U_n(x / 2).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -926,8 +926,8 @@ def eval_chebyt(n, x, /, *, overwrite_input=None):
     """Chebyshev polynomial of the first kind T_n(x).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -940,8 +940,8 @@ def eval_chebyu(n, x, /, *, overwrite_input=None):
     """Chebyshev polynomial of the second kind U_n(x).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -954,8 +954,8 @@ def eval_gegenbauer(n, alpha, x, /, *, overwrite_input=None):
     """Gegenbauer (ultraspherical) polynomial C_n^(alpha)(x).
 
     Type loops: ldd->d, fff->f, ffF->F, ddd->d, ddD->D.
-    Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ldd->d, fff->f, ddd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -968,8 +968,8 @@ def eval_genlaguerre(n, alpha, x, /, *, overwrite_input=None):
     """Generalized Laguerre polynomial L_n^(alpha)(x), for alpha > -1.
 
     Type loops: ldd->d, fff->f, ffF->F, ddd->d, ddD->D.
-    Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ldd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -982,8 +982,7 @@ def eval_hermite(n, x, /, *, overwrite_input=None):
     """Physicists' Hermite polynomial H_n(x), for integer n >= 0.
 
     Type loops: ld->d.
-    Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
+    Platforms: cpu, cuda.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -996,8 +995,7 @@ def eval_hermitenorm(n, x, /, *, overwrite_input=None):
     """Probabilists' Hermite polynomial He_n(x), for integer n >= 0.
 
     Type loops: ld->d.
-    Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
+    Platforms: cpu, cuda.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1010,8 +1008,8 @@ def eval_jacobi(n, alpha, beta, x, /, *, overwrite_input=None):
     """Jacobi polynomial P_n^(alpha, beta)(x).
 
     Type loops: lddd->d, ffff->f, fffF->F, dddd->d, dddD->D.
-    Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
+    Platforms: cpu, cuda.
+    On CUDA devices only loops lddd->d, ffff->f, dddd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1024,8 +1022,8 @@ def eval_laguerre(n, x, /, *, overwrite_input=None):
     """Laguerre polynomial L_n(x).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1038,8 +1036,8 @@ def eval_legendre(n, x, /, *, overwrite_input=None):
     """Legendre polynomial P_n(x).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1052,8 +1050,8 @@ def eval_sh_chebyt(n, x, /, *, overwrite_input=None):
     """Shifted Chebyshev polynomial of the first kind T*_n(x) = T_n(2x - 1).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1066,8 +1064,8 @@ def eval_sh_chebyu(n, x, /, *, overwrite_input=None):
     """Shifted Chebyshev polynomial of the second kind U*_n(x) = U_n(2x - 1).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1080,8 +1078,8 @@ def eval_sh_jacobi(n, p, q, x, /, *, overwrite_input=None):
     """Shifted Jacobi polynomial G_n^(p, q)(x).
 
     Type loops: lddd->d, ffff->f, fffF->F, dddd->d, dddD->D.
-    Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
+    Platforms: cpu, cuda.
+    On CUDA devices only loops lddd->d, ffff->f, dddd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1094,8 +1092,8 @@ def eval_sh_legendre(n, x, /, *, overwrite_input=None):
     """Shifted Legendre polynomial P*_n(x) = P_n(2x - 1).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: specfun: `xsf/specfun/specfun.h` includes `<memory>`, which NVRTC lacks (lpmv's device kernel is a port of its code, in the spec).
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a

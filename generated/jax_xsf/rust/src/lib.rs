@@ -3496,6 +3496,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_chebyc_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_CHEBYC)
 }
+static CUDA_EVAL_CHEBYC: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_chebyc",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_chebyc",
+        kernels::IMAGES_EVAL_CHEBYC,
+        &[
+            c"bg_jax_xsf_eval_chebyc__ld_d",
+            c"bg_jax_xsf_eval_chebyc__ff_f",
+            c"bg_jax_xsf_eval_chebyc__dd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_chebyc` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_chebyc_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_CHEBYC)
+}
 static CPU_EVAL_CHEBYS: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_chebys",
     nin: 2usize,
@@ -3532,6 +3562,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_chebys_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_CHEBYS)
+}
+static CUDA_EVAL_CHEBYS: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_chebys",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_chebys",
+        kernels::IMAGES_EVAL_CHEBYS,
+        &[
+            c"bg_jax_xsf_eval_chebys__ld_d",
+            c"bg_jax_xsf_eval_chebys__ff_f",
+            c"bg_jax_xsf_eval_chebys__dd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_chebys` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_chebys_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_CHEBYS)
 }
 static CPU_EVAL_CHEBYT: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_chebyt",
@@ -3570,6 +3630,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_chebyt_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_CHEBYT)
 }
+static CUDA_EVAL_CHEBYT: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_chebyt",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_chebyt",
+        kernels::IMAGES_EVAL_CHEBYT,
+        &[
+            c"bg_jax_xsf_eval_chebyt__ld_d",
+            c"bg_jax_xsf_eval_chebyt__ff_f",
+            c"bg_jax_xsf_eval_chebyt__dd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_chebyt` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_chebyt_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_CHEBYT)
+}
 static CPU_EVAL_CHEBYU: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_chebyu",
     nin: 2usize,
@@ -3606,6 +3696,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_chebyu_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_CHEBYU)
+}
+static CUDA_EVAL_CHEBYU: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_chebyu",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_chebyu",
+        kernels::IMAGES_EVAL_CHEBYU,
+        &[
+            c"bg_jax_xsf_eval_chebyu__ld_d",
+            c"bg_jax_xsf_eval_chebyu__ff_f",
+            c"bg_jax_xsf_eval_chebyu__dd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_chebyu` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_chebyu_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_CHEBYU)
 }
 static CPU_EVAL_GEGENBAUER: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_gegenbauer",
@@ -3644,6 +3764,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_gegenbauer_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_GEGENBAUER)
 }
+static CUDA_EVAL_GEGENBAUER: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_gegenbauer",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_gegenbauer",
+        kernels::IMAGES_EVAL_GEGENBAUER,
+        &[
+            c"bg_jax_xsf_eval_gegenbauer__ldd_d",
+            c"bg_jax_xsf_eval_gegenbauer__fff_f",
+            c"bg_jax_xsf_eval_gegenbauer__ddd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_gegenbauer` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_gegenbauer_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_GEGENBAUER)
+}
 static CPU_EVAL_GENLAGUERRE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_genlaguerre",
     nin: 3usize,
@@ -3681,6 +3831,28 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_genlaguerre_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_GENLAGUERRE)
 }
+static CUDA_EVAL_GENLAGUERRE: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_genlaguerre",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[&[DType::S64, DType::F64, DType::F64, DType::F64]],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_genlaguerre",
+        kernels::IMAGES_EVAL_GENLAGUERRE,
+        &[c"bg_jax_xsf_eval_genlaguerre__ldd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_genlaguerre` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_genlaguerre_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_GENLAGUERRE)
+}
 static CPU_EVAL_HERMITE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_hermite",
     nin: 2usize,
@@ -3702,6 +3874,28 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_hermite_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_HERMITE)
 }
+static CUDA_EVAL_HERMITE: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_hermite",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[&[DType::S64, DType::F64, DType::F64]],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_hermite",
+        kernels::IMAGES_EVAL_HERMITE,
+        &[c"bg_jax_xsf_eval_hermite__ld_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_hermite` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_hermite_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_HERMITE)
+}
 static CPU_EVAL_HERMITENORM: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_hermitenorm",
     nin: 2usize,
@@ -3722,6 +3916,28 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_hermitenorm_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_HERMITENORM)
+}
+static CUDA_EVAL_HERMITENORM: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_hermitenorm",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[&[DType::S64, DType::F64, DType::F64]],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_hermitenorm",
+        kernels::IMAGES_EVAL_HERMITENORM,
+        &[c"bg_jax_xsf_eval_hermitenorm__ld_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_hermitenorm` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_hermitenorm_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_HERMITENORM)
 }
 static CPU_EVAL_JACOBI: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_jacobi",
@@ -3760,6 +3976,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_jacobi_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_JACOBI)
 }
+static CUDA_EVAL_JACOBI: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_jacobi",
+    nin: 4usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_jacobi",
+        kernels::IMAGES_EVAL_JACOBI,
+        &[
+            c"bg_jax_xsf_eval_jacobi__lddd_d",
+            c"bg_jax_xsf_eval_jacobi__ffff_f",
+            c"bg_jax_xsf_eval_jacobi__dddd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_jacobi` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_jacobi_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_JACOBI)
+}
 static CPU_EVAL_LAGUERRE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_laguerre",
     nin: 2usize,
@@ -3796,6 +4042,28 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_laguerre_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_LAGUERRE)
+}
+static CUDA_EVAL_LAGUERRE: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_laguerre",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[&[DType::S64, DType::F64, DType::F64]],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_laguerre",
+        kernels::IMAGES_EVAL_LAGUERRE,
+        &[c"bg_jax_xsf_eval_laguerre__ld_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_laguerre` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_laguerre_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_LAGUERRE)
 }
 static CPU_EVAL_LEGENDRE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_legendre",
@@ -3834,6 +4102,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_legendre_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_LEGENDRE)
 }
+static CUDA_EVAL_LEGENDRE: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_legendre",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_legendre",
+        kernels::IMAGES_EVAL_LEGENDRE,
+        &[
+            c"bg_jax_xsf_eval_legendre__ld_d",
+            c"bg_jax_xsf_eval_legendre__ff_f",
+            c"bg_jax_xsf_eval_legendre__dd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_legendre` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_legendre_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_LEGENDRE)
+}
 static CPU_EVAL_SH_CHEBYT: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_sh_chebyt",
     nin: 2usize,
@@ -3870,6 +4168,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_sh_chebyt_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_SH_CHEBYT)
+}
+static CUDA_EVAL_SH_CHEBYT: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_sh_chebyt",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_sh_chebyt",
+        kernels::IMAGES_EVAL_SH_CHEBYT,
+        &[
+            c"bg_jax_xsf_eval_sh_chebyt__ld_d",
+            c"bg_jax_xsf_eval_sh_chebyt__ff_f",
+            c"bg_jax_xsf_eval_sh_chebyt__dd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_sh_chebyt` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_sh_chebyt_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_SH_CHEBYT)
 }
 static CPU_EVAL_SH_CHEBYU: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_sh_chebyu",
@@ -3908,6 +4236,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_sh_chebyu_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_SH_CHEBYU)
 }
+static CUDA_EVAL_SH_CHEBYU: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_sh_chebyu",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_sh_chebyu",
+        kernels::IMAGES_EVAL_SH_CHEBYU,
+        &[
+            c"bg_jax_xsf_eval_sh_chebyu__ld_d",
+            c"bg_jax_xsf_eval_sh_chebyu__ff_f",
+            c"bg_jax_xsf_eval_sh_chebyu__dd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_sh_chebyu` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_sh_chebyu_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_SH_CHEBYU)
+}
 static CPU_EVAL_SH_JACOBI: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_sh_jacobi",
     nin: 4usize,
@@ -3945,6 +4303,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_sh_jacobi_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_SH_JACOBI)
 }
+static CUDA_EVAL_SH_JACOBI: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_sh_jacobi",
+    nin: 4usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_sh_jacobi",
+        kernels::IMAGES_EVAL_SH_JACOBI,
+        &[
+            c"bg_jax_xsf_eval_sh_jacobi__lddd_d",
+            c"bg_jax_xsf_eval_sh_jacobi__ffff_f",
+            c"bg_jax_xsf_eval_sh_jacobi__dddd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_sh_jacobi` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_sh_jacobi_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_SH_JACOBI)
+}
 static CPU_EVAL_SH_LEGENDRE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_sh_legendre",
     nin: 2usize,
@@ -3981,6 +4369,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_sh_legendre_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_SH_LEGENDRE)
+}
+static CUDA_EVAL_SH_LEGENDRE: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_sh_legendre",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_sh_legendre",
+        kernels::IMAGES_EVAL_SH_LEGENDRE,
+        &[
+            c"bg_jax_xsf_eval_sh_legendre__ld_d",
+            c"bg_jax_xsf_eval_sh_legendre__ff_f",
+            c"bg_jax_xsf_eval_sh_legendre__dd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_sh_legendre` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_sh_legendre_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_SH_LEGENDRE)
 }
 static CPU_EXP1: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.exp1",
@@ -10872,7 +11290,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:2bb34d6c8ff9175c; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:c0c279a0d9454fa0; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.

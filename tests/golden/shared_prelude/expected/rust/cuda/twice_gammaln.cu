@@ -7,6 +7,9 @@
 #include "xsf/gamma.h"
 namespace demo_scaled {
 template <typename T> T twice_gammaln(T x) { return 2 * xsf::gammaln(x); }
+#ifndef __CUDACC__
+template <typename T> T plus_digamma(T x) { return twice_gammaln(x) + xsf::digamma(x); }
+#endif
 }
 
 extern "C" __global__ void bg_jax_shared_prelude_twice_gammaln__f_f(const bridgegen::Geometry<1> bg_geom, const float *__restrict__ bg_in0, float *bg_out0) {

@@ -102,7 +102,7 @@ pub unsafe extern "C" fn bg_jax_shared_prelude_twice_gammaln_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_shared_prelude_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:fdbd72c36433b4be; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:1b4867a56c7889d9; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
