@@ -194,7 +194,10 @@ fn check_preludes(cx: &mut Ctx, raw: &[RawPrelude]) -> BTreeMap<String, Prelude>
         let headers = p.headers.as_deref().map(|h| check_headers(cx, h)).unwrap_or_default();
         let cuda_headers = p.cuda_headers.as_deref().map_or_else(|| headers.clone(), |h| check_headers(cx, h));
         let at = SourceAt::of_string(cx.sources, &p.code.span());
-        out.insert(name.clone(), Prelude { shared: SharedPrelude { name: name.clone(), code, at }, headers, cuda_headers });
+        out.insert(
+            name.clone(),
+            Prelude { shared: SharedPrelude { name: name.clone(), code, at }, headers, cuda_headers },
+        );
     }
     out
 }
