@@ -2278,7 +2278,7 @@ def lpmv(m, v, x, /, *, overwrite_input=None):
     CuPy equivalent: ``cupyx.scipy.special.lpmv``.
     Type loops: fff->f, ddd->d.
     Platforms: cpu, cuda.
-    On CUDA devices computed as ``jax_xsf_lpmv::on_device(m, v, x)`` instead of ``(std::fabs(m) < 2147483648.0 && std::fabs(v) < 2147483648.0) ? xsf::pmv(m, v, x) : jax_xsf_lpmv::on_device(m, v, x)``.
+    On CUDA devices computed as ``jax_xsf_lpmv::port(m, v, x)`` instead of ``(std::fabs(m) < 2147483648.0 && std::fabs(v) < 2147483648.0) ? xsf::pmv(m, v, x) : jax_xsf_lpmv::port(m, v, x)``.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a

@@ -122,7 +122,7 @@ XSF_HOST_DEVICE JAX_XSF_LPMV0_LINKAGE double lpmv0(double v, int m, double x) { 
 // NaN: specfun casts those to int, undefined in C++, and compilers disagree (the host loops
 // built by g++ 12 gave lpmv(-1, 1e10, 1) = NaN, by g++ 14 0; a release check in a Debian
 // trixie chroot, 2026-12-06), so both platforms answer them here, the same everywhere.
-XSF_HOST_DEVICE inline double on_device(double m, double v, double x) {
+XSF_HOST_DEVICE inline double port(double m, double v, double x) {
     if (m != floor(m)) return NAN;
     // At x = -1 specfun answers before any loop, also for v = +-inf, NaN and |v| >= 2^31, whose
     // (int) cast gives INT_MIN on x86, never v: said here without casting them (undefined in
@@ -175,7 +175,7 @@ extern "C" __global__ void bg_jax_xsf_lpmv__fff_f(const bridgegen::Geometry<3> b
         const float m = static_cast<float>(bg_in0[bg_off[0]]);
         const float v = static_cast<float>(bg_in1[bg_off[1]]);
         const float x = static_cast<float>(bg_in2[bg_off[2]]);
-        bg_out0[bg_i] = static_cast<float>(static_cast<float>(jax_xsf_lpmv::on_device(m, v, x)));
+        bg_out0[bg_i] = static_cast<float>(static_cast<float>(jax_xsf_lpmv::port(m, v, x)));
     }
 }
 
@@ -186,6 +186,6 @@ extern "C" __global__ void bg_jax_xsf_lpmv__ddd_d(const bridgegen::Geometry<3> b
         const double m = static_cast<double>(bg_in0[bg_off[0]]);
         const double v = static_cast<double>(bg_in1[bg_off[1]]);
         const double x = static_cast<double>(bg_in2[bg_off[2]]);
-        bg_out0[bg_i] = static_cast<double>(static_cast<double>(jax_xsf_lpmv::on_device(m, v, x)));
+        bg_out0[bg_i] = static_cast<double>(static_cast<double>(jax_xsf_lpmv::port(m, v, x)));
     }
 }
