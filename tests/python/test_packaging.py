@@ -81,6 +81,36 @@ def test_jaxlib_outside_the_range_is_an_import_error_before_registration(fake):
     assert "backend fine: 2" in r.stdout
 
 
+def test_an_excluded_release_inside_the_range_is_an_import_error(monkeypatch):
+    # The installed package may exclude no release (runtime/abi.toml's jaxlib_not_tested can
+    # be empty, so the case above is then not drawn): the check itself, on stamped facts
+    # that exclude one, whatever abi.toml says today.
+    import importlib.metadata
+    import types
+
+    from bridgegen_runtime import _library
+
+    info = {"jaxlib_range": ["0.7.2", "0.12.1"], "jaxlib_excluded": ["0.11.1"]}
+
+    class BuildInfo:
+        restype = None
+
+        def __call__(self):
+            return json.dumps(info).encode()
+
+    lib = types.SimpleNamespace(bg_demo_build_info=BuildInfo())
+    spec = types.SimpleNamespace(BUILD_INFO_SYMBOL="bg_demo_build_info")
+    real = importlib.metadata.version
+    for have, raises in [("0.11.1", True), ("0.11.2", False), ("0.11.0", False)]:
+        monkeypatch.setattr(importlib.metadata, "version", lambda name, have=have: have if name == "jaxlib" else real(name))
+        if raises:
+            with pytest.raises(ImportError, match=r"demo_pkg was not tested with jaxlib 0\.11\.1 \(it admits 0\.7\.2 to 0\.12\.1 "
+                               r"except 0\.11\.1\): install a tested release, e\.g\. pip install 'jax==0\.12\.1'"):
+                _library.check_build("demo_pkg", lib, spec)
+        else:
+            _library.check_build("demo_pkg", lib, spec)
+
+
 def test_library_that_does_not_match_its_package_is_a_build_mismatch(tmp_path):
     pkg = tmp_path / "jax_xsf"
     shutil.copytree(os.path.dirname(jax_xsf.__file__), pkg)
