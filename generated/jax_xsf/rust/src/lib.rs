@@ -3563,36 +3563,6 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_chebys_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_CHEBYS)
 }
-static CUDA_EVAL_CHEBYS: cuda::Ufunc = cuda::Ufunc {
-    name: "jax_xsf.eval_chebys",
-    nin: 2usize,
-    nout: 1usize,
-    loops: &[
-        &[DType::S64, DType::F64, DType::F64],
-        &[DType::F32, DType::F32, DType::F32],
-        &[DType::F64, DType::F64, DType::F64],
-    ],
-    core: None,
-    module: cuda::module::Module::new(
-        "jax_xsf.eval_chebys",
-        kernels::IMAGES_EVAL_CHEBYS,
-        &[
-            c"bg_jax_xsf_eval_chebys__ld_d",
-            c"bg_jax_xsf_eval_chebys__ff_f",
-            c"bg_jax_xsf_eval_chebys__dd_d",
-        ],
-        4096usize,
-    ),
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.eval_chebys` on cuda.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_eval_chebys_cuda(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cuda::run_ufunc(frame, &CUDA_EVAL_CHEBYS)
-}
 static CPU_EVAL_CHEBYT: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_chebyt",
     nin: 2usize,
@@ -3697,36 +3667,6 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_chebyu_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_CHEBYU)
 }
-static CUDA_EVAL_CHEBYU: cuda::Ufunc = cuda::Ufunc {
-    name: "jax_xsf.eval_chebyu",
-    nin: 2usize,
-    nout: 1usize,
-    loops: &[
-        &[DType::S64, DType::F64, DType::F64],
-        &[DType::F32, DType::F32, DType::F32],
-        &[DType::F64, DType::F64, DType::F64],
-    ],
-    core: None,
-    module: cuda::module::Module::new(
-        "jax_xsf.eval_chebyu",
-        kernels::IMAGES_EVAL_CHEBYU,
-        &[
-            c"bg_jax_xsf_eval_chebyu__ld_d",
-            c"bg_jax_xsf_eval_chebyu__ff_f",
-            c"bg_jax_xsf_eval_chebyu__dd_d",
-        ],
-        4096usize,
-    ),
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.eval_chebyu` on cuda.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_eval_chebyu_cuda(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cuda::run_ufunc(frame, &CUDA_EVAL_CHEBYU)
-}
 static CPU_EVAL_GEGENBAUER: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_gegenbauer",
     nin: 3usize,
@@ -3763,36 +3703,6 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_gegenbauer_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_GEGENBAUER)
-}
-static CUDA_EVAL_GEGENBAUER: cuda::Ufunc = cuda::Ufunc {
-    name: "jax_xsf.eval_gegenbauer",
-    nin: 3usize,
-    nout: 1usize,
-    loops: &[
-        &[DType::S64, DType::F64, DType::F64, DType::F64],
-        &[DType::F32, DType::F32, DType::F32, DType::F32],
-        &[DType::F64, DType::F64, DType::F64, DType::F64],
-    ],
-    core: None,
-    module: cuda::module::Module::new(
-        "jax_xsf.eval_gegenbauer",
-        kernels::IMAGES_EVAL_GEGENBAUER,
-        &[
-            c"bg_jax_xsf_eval_gegenbauer__ldd_d",
-            c"bg_jax_xsf_eval_gegenbauer__fff_f",
-            c"bg_jax_xsf_eval_gegenbauer__ddd_d",
-        ],
-        4096usize,
-    ),
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.eval_gegenbauer` on cuda.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_eval_gegenbauer_cuda(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cuda::run_ufunc(frame, &CUDA_EVAL_GEGENBAUER)
 }
 static CPU_EVAL_GENLAGUERRE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_genlaguerre",
@@ -3976,36 +3886,6 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_jacobi_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_JACOBI)
 }
-static CUDA_EVAL_JACOBI: cuda::Ufunc = cuda::Ufunc {
-    name: "jax_xsf.eval_jacobi",
-    nin: 4usize,
-    nout: 1usize,
-    loops: &[
-        &[DType::S64, DType::F64, DType::F64, DType::F64, DType::F64],
-        &[DType::F32, DType::F32, DType::F32, DType::F32, DType::F32],
-        &[DType::F64, DType::F64, DType::F64, DType::F64, DType::F64],
-    ],
-    core: None,
-    module: cuda::module::Module::new(
-        "jax_xsf.eval_jacobi",
-        kernels::IMAGES_EVAL_JACOBI,
-        &[
-            c"bg_jax_xsf_eval_jacobi__lddd_d",
-            c"bg_jax_xsf_eval_jacobi__ffff_f",
-            c"bg_jax_xsf_eval_jacobi__dddd_d",
-        ],
-        4096usize,
-    ),
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.eval_jacobi` on cuda.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_eval_jacobi_cuda(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cuda::run_ufunc(frame, &CUDA_EVAL_JACOBI)
-}
 static CPU_EVAL_LAGUERRE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_laguerre",
     nin: 2usize,
@@ -4101,36 +3981,6 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_legendre_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_LEGENDRE)
-}
-static CUDA_EVAL_LEGENDRE: cuda::Ufunc = cuda::Ufunc {
-    name: "jax_xsf.eval_legendre",
-    nin: 2usize,
-    nout: 1usize,
-    loops: &[
-        &[DType::S64, DType::F64, DType::F64],
-        &[DType::F32, DType::F32, DType::F32],
-        &[DType::F64, DType::F64, DType::F64],
-    ],
-    core: None,
-    module: cuda::module::Module::new(
-        "jax_xsf.eval_legendre",
-        kernels::IMAGES_EVAL_LEGENDRE,
-        &[
-            c"bg_jax_xsf_eval_legendre__ld_d",
-            c"bg_jax_xsf_eval_legendre__ff_f",
-            c"bg_jax_xsf_eval_legendre__dd_d",
-        ],
-        4096usize,
-    ),
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.eval_legendre` on cuda.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_eval_legendre_cuda(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cuda::run_ufunc(frame, &CUDA_EVAL_LEGENDRE)
 }
 static CPU_EVAL_SH_CHEBYT: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_sh_chebyt",
@@ -4236,36 +4086,6 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_sh_chebyu_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_SH_CHEBYU)
 }
-static CUDA_EVAL_SH_CHEBYU: cuda::Ufunc = cuda::Ufunc {
-    name: "jax_xsf.eval_sh_chebyu",
-    nin: 2usize,
-    nout: 1usize,
-    loops: &[
-        &[DType::S64, DType::F64, DType::F64],
-        &[DType::F32, DType::F32, DType::F32],
-        &[DType::F64, DType::F64, DType::F64],
-    ],
-    core: None,
-    module: cuda::module::Module::new(
-        "jax_xsf.eval_sh_chebyu",
-        kernels::IMAGES_EVAL_SH_CHEBYU,
-        &[
-            c"bg_jax_xsf_eval_sh_chebyu__ld_d",
-            c"bg_jax_xsf_eval_sh_chebyu__ff_f",
-            c"bg_jax_xsf_eval_sh_chebyu__dd_d",
-        ],
-        4096usize,
-    ),
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.eval_sh_chebyu` on cuda.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_eval_sh_chebyu_cuda(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cuda::run_ufunc(frame, &CUDA_EVAL_SH_CHEBYU)
-}
 static CPU_EVAL_SH_JACOBI: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_sh_jacobi",
     nin: 4usize,
@@ -4303,36 +4123,6 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_sh_jacobi_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_SH_JACOBI)
 }
-static CUDA_EVAL_SH_JACOBI: cuda::Ufunc = cuda::Ufunc {
-    name: "jax_xsf.eval_sh_jacobi",
-    nin: 4usize,
-    nout: 1usize,
-    loops: &[
-        &[DType::S64, DType::F64, DType::F64, DType::F64, DType::F64],
-        &[DType::F32, DType::F32, DType::F32, DType::F32, DType::F32],
-        &[DType::F64, DType::F64, DType::F64, DType::F64, DType::F64],
-    ],
-    core: None,
-    module: cuda::module::Module::new(
-        "jax_xsf.eval_sh_jacobi",
-        kernels::IMAGES_EVAL_SH_JACOBI,
-        &[
-            c"bg_jax_xsf_eval_sh_jacobi__lddd_d",
-            c"bg_jax_xsf_eval_sh_jacobi__ffff_f",
-            c"bg_jax_xsf_eval_sh_jacobi__dddd_d",
-        ],
-        4096usize,
-    ),
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.eval_sh_jacobi` on cuda.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_eval_sh_jacobi_cuda(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cuda::run_ufunc(frame, &CUDA_EVAL_SH_JACOBI)
-}
 static CPU_EVAL_SH_LEGENDRE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_sh_legendre",
     nin: 2usize,
@@ -4369,36 +4159,6 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_sh_legendre_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_SH_LEGENDRE)
-}
-static CUDA_EVAL_SH_LEGENDRE: cuda::Ufunc = cuda::Ufunc {
-    name: "jax_xsf.eval_sh_legendre",
-    nin: 2usize,
-    nout: 1usize,
-    loops: &[
-        &[DType::S64, DType::F64, DType::F64],
-        &[DType::F32, DType::F32, DType::F32],
-        &[DType::F64, DType::F64, DType::F64],
-    ],
-    core: None,
-    module: cuda::module::Module::new(
-        "jax_xsf.eval_sh_legendre",
-        kernels::IMAGES_EVAL_SH_LEGENDRE,
-        &[
-            c"bg_jax_xsf_eval_sh_legendre__ld_d",
-            c"bg_jax_xsf_eval_sh_legendre__ff_f",
-            c"bg_jax_xsf_eval_sh_legendre__dd_d",
-        ],
-        4096usize,
-    ),
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.eval_sh_legendre` on cuda.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_eval_sh_legendre_cuda(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cuda::run_ufunc(frame, &CUDA_EVAL_SH_LEGENDRE)
 }
 static CPU_EXP1: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.exp1",
@@ -11290,7 +11050,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:fe20133dae171ff2; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:b829e03b4102787a; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
