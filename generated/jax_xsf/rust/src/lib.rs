@@ -3496,36 +3496,6 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_chebyc_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_CHEBYC)
 }
-static CUDA_EVAL_CHEBYC: cuda::Ufunc = cuda::Ufunc {
-    name: "jax_xsf.eval_chebyc",
-    nin: 2usize,
-    nout: 1usize,
-    loops: &[
-        &[DType::S64, DType::F64, DType::F64],
-        &[DType::F32, DType::F32, DType::F32],
-        &[DType::F64, DType::F64, DType::F64],
-    ],
-    core: None,
-    module: cuda::module::Module::new(
-        "jax_xsf.eval_chebyc",
-        kernels::IMAGES_EVAL_CHEBYC,
-        &[
-            c"bg_jax_xsf_eval_chebyc__ld_d",
-            c"bg_jax_xsf_eval_chebyc__ff_f",
-            c"bg_jax_xsf_eval_chebyc__dd_d",
-        ],
-        4096usize,
-    ),
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.eval_chebyc` on cuda.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_eval_chebyc_cuda(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cuda::run_ufunc(frame, &CUDA_EVAL_CHEBYC)
-}
 static CPU_EVAL_CHEBYS: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_chebys",
     nin: 2usize,
@@ -3599,36 +3569,6 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_chebyt_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_CHEBYT)
-}
-static CUDA_EVAL_CHEBYT: cuda::Ufunc = cuda::Ufunc {
-    name: "jax_xsf.eval_chebyt",
-    nin: 2usize,
-    nout: 1usize,
-    loops: &[
-        &[DType::S64, DType::F64, DType::F64],
-        &[DType::F32, DType::F32, DType::F32],
-        &[DType::F64, DType::F64, DType::F64],
-    ],
-    core: None,
-    module: cuda::module::Module::new(
-        "jax_xsf.eval_chebyt",
-        kernels::IMAGES_EVAL_CHEBYT,
-        &[
-            c"bg_jax_xsf_eval_chebyt__ld_d",
-            c"bg_jax_xsf_eval_chebyt__ff_f",
-            c"bg_jax_xsf_eval_chebyt__dd_d",
-        ],
-        4096usize,
-    ),
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.eval_chebyt` on cuda.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_eval_chebyt_cuda(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cuda::run_ufunc(frame, &CUDA_EVAL_CHEBYT)
 }
 static CPU_EVAL_CHEBYU: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_chebyu",
@@ -4018,36 +3958,6 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_sh_chebyt_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_SH_CHEBYT)
-}
-static CUDA_EVAL_SH_CHEBYT: cuda::Ufunc = cuda::Ufunc {
-    name: "jax_xsf.eval_sh_chebyt",
-    nin: 2usize,
-    nout: 1usize,
-    loops: &[
-        &[DType::S64, DType::F64, DType::F64],
-        &[DType::F32, DType::F32, DType::F32],
-        &[DType::F64, DType::F64, DType::F64],
-    ],
-    core: None,
-    module: cuda::module::Module::new(
-        "jax_xsf.eval_sh_chebyt",
-        kernels::IMAGES_EVAL_SH_CHEBYT,
-        &[
-            c"bg_jax_xsf_eval_sh_chebyt__ld_d",
-            c"bg_jax_xsf_eval_sh_chebyt__ff_f",
-            c"bg_jax_xsf_eval_sh_chebyt__dd_d",
-        ],
-        4096usize,
-    ),
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.eval_sh_chebyt` on cuda.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_eval_sh_chebyt_cuda(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cuda::run_ufunc(frame, &CUDA_EVAL_SH_CHEBYT)
 }
 static CPU_EVAL_SH_CHEBYU: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_sh_chebyu",
@@ -11050,7 +10960,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:b829e03b4102787a; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:2c2fe1ead90230f7; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
