@@ -250,6 +250,14 @@ pub fn unknown_function(name: &str) -> Entry {
     )
 }
 
+pub fn rule_calls_host_only(function: &str, callee: &str) -> Entry {
+    e(
+        format!("a derivative rule of `{function}`, which runs on CUDA devices, calls `{callee}`, which does not"),
+        "no CUDA kernels",
+        Some(format!("give `{callee}` the cuda platform, write the rule without it, or keep `{function}` on the host")),
+    )
+}
+
 pub fn unknown_module(name: &str) -> Entry {
     e(
         format!("derivative rule uses unknown module `{name}`"),

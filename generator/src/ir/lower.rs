@@ -100,6 +100,7 @@ pub fn lower(
         raw.functions.iter().filter_map(|f| lower_function(&mut cx, f, &default_platforms)).collect();
     let ufunc_names: Vec<&str> = raw.ufuncs.iter().map(|u| u.name.get_ref().as_str()).collect();
     let host_only = check_host_only(&mut cx, &raw.host_only, &ufunc_names, &ufuncs);
+    check_device_rules(&mut cx, &raw.ufuncs, &ufuncs);
     for u in &mut ufuncs {
         u.host_only_why = host_only.get(&u.name).cloned();
     }
@@ -589,6 +590,23 @@ fn parse_rule(cx: &mut Ctx, rule: &Spanned<String>) -> Option<pyexpr::PyExpr> {
         Err(err) => {
             cx.err(inner(&rule.span(), err.offset, err.len), catalog::bad_rule(&err.message));
             None
+        }
+    }
+}
+
+/// A device function's derivative rules run on the device too: a rule that calls a function
+/// without CUDA kernels would turn its gradient on a GPU into a NotImplementedError at
+/// lowering, so it is a spec error here (eval_chebyt's rule calls eval_chebyu).
+fn check_device_rules(cx: &mut Ctx, raw: &[RawUfunc], lowered: &[Ufunc]) {
+    let on_cuda = |name: &str| lowered.iter().find(|u| u.name == name).map(|u| u.platforms.contains(&Platform::Cuda));
+    for u in raw.iter().filter(|u| on_cuda(u.name.get_ref()) == Some(true)) {
+        for rule in u.derivatives.iter().flatten().map(|(_, r)| r) {
+            let Ok(expr) = pyexpr::parse(rule.get_ref()) else { continue }; // reported already
+            for (name, at, how) in pyexpr::names(&expr) {
+                if how == Use::Call && on_cuda(&name) == Some(false) {
+                    cx.err(inner(&rule.span(), at, name.len()), catalog::rule_calls_host_only(u.name.get_ref(), &name));
+                }
+            }
         }
     }
 }
