@@ -5,6 +5,8 @@
 # host's Rust toolchain bind-mounted, then `bridgegen build --install` for every spec
 # and pytest, all inside the chroot. Needs root and network (Debian, PyPI).
 #   usage: bash scripts/trixie_suite.sh VERSION [PYTEST ARGS...]     (e.g. 0.12.0.1)
+#   SCIPY=1.18.1 bash scripts/trixie_suite.sh ...: against that SciPy instead of the pinned
+#   one (SciPy 1.18 needs Python >= 3.12; the accuracy tests know its documented differences).
 # Log: target/matrix/trixie-VERSION.log (the last line is pytest's summary).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +14,8 @@ V="${1:?usage: trixie_suite.sh JAX_VERSION [pytest args]}"
 shift
 ROOTFS="${TRIXIE_ROOT:-/opt/trixie}"
 REPO="$(pwd)"
-LOG="$REPO/target/matrix/trixie-$V.log"
+TAG="$V${SCIPY:+-scipy$SCIPY}"
+LOG="$REPO/target/matrix/trixie-$TAG.log"
 mkdir -p "$(dirname "$LOG")"
 [ -x target/release/bridgegen ] || cargo build --quiet --release --locked -p bridgegen
 # array-api-extra's own tests (tests/python/test_array_api_extra.py) come from the sdist
@@ -43,24 +46,24 @@ bind "${RUSTUP_HOME:-$HOME/.rustup}" /root/.rustup
 mountpoint -q "$ROOTFS/proc" || { mount -t proc proc "$ROOTFS/proc"; mounts+=("$ROOTFS/proc"); }
 
 # requirements/dev.txt with this jax and jaxlib (the rest pinned as for Python 3.11).
-sed -E "s/^(jax|jaxlib)==.*/\1==$V/" requirements/dev.txt >"$ROOTFS/tmp/requirements-$V.txt"
+sed -E "s/^(jax|jaxlib)==.*/\1==$V/${SCIPY:+; s/^scipy==.*/scipy==$SCIPY/}" requirements/dev.txt >"$ROOTFS/tmp/requirements-$TAG.txt"
 # The pytest arguments, quoted, so that `-k "a or b"` reaches pytest as one argument.
-printf '%q ' "$@" >"$ROOTFS/tmp/pytest-args-$V"
+printf '%q ' "$@" >"$ROOTFS/tmp/pytest-args-$TAG"
 chroot "$ROOTFS" env -i HOME=/root PATH=/usr/bin:/bin bash -c "
     set -euo pipefail
-    venv=/venv-$V
-    stamp=\$venv/.requirements-\$(sha256sum /tmp/requirements-$V.txt | cut -c1-16)
+    venv=/venv-$TAG
+    stamp=\$venv/.requirements-\$(sha256sum /tmp/requirements-$TAG.txt | cut -c1-16)
     if [ ! -f \$stamp ]; then
         rm -rf \$venv && python3.13 -m venv \$venv
-        \$venv/bin/pip install -q --disable-pip-version-check -r /tmp/requirements-$V.txt
+        \$venv/bin/pip install -q --disable-pip-version-check -r /tmp/requirements-$TAG.txt
         touch \$stamp
     fi
     export PATH=\$venv/bin:/root/.cargo/bin:/usr/bin:/bin BRIDGEGEN_PYTHON=\$venv/bin/python
     export CARGO_TARGET_DIR=$REPO/target/trixie BRIDGEGEN_JAXLIB_UNDER_TEST=$V
     cd $REPO
     python -c 'import sys, jax, jaxlib; print(\"python\", sys.version.split()[0], \"jax\", jax.__version__, \"jaxlib\", jaxlib.__version__)'
-    for s in specs/*.toml; do target/release/bridgegen build \$s --install --quiet --cuda-arch none --out /tmp/dist-$V; done
-    eval set -- \$(cat /tmp/pytest-args-$V)
+    for s in specs/*.toml; do target/release/bridgegen build \$s --install --quiet --cuda-arch none --out /tmp/dist-$TAG; done
+    eval set -- \$(cat /tmp/pytest-args-$TAG)
     PATH=$REPO/target/release:\$PATH python -m pytest -q -p no:cacheprovider tests/python \"\$@\"
 " 2>&1 | tee "$LOG"
 exit "${PIPESTATUS[0]}"

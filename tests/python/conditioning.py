@@ -12,10 +12,38 @@ KAPPA_NEAR_ZERO = 10.0
 
 
 def scipy_function(u):
-    """The spec's `scipy` reference of ufunc u (scipy.special.<name> by default)."""
+    """The spec's `scipy` reference of ufunc u (scipy.special.<name> by default), as the
+    newest SciPy we follow defines it (AS_IN_NEWER_SCIPY)."""
     path = u.get("scipy", f"scipy.special.{u['name']}")
     module, attr = path.rsplit(".", 1)
-    return getattr(importlib.import_module(module), attr)
+    f = getattr(importlib.import_module(module), attr)
+    if u["name"] in AS_IN_NEWER_SCIPY:
+        version, wrap = AS_IN_NEWER_SCIPY[u["name"]]
+        import scipy
+
+        if tuple(int(p) for p in scipy.__version__.split(".")[:2]) < version:
+            return wrap(f)
+    return f
+
+
+def _gegenbauer_by_integer_loop(f):
+    """SciPy 1.18's eval_gegenbauer from an older SciPy's loops: for real x an integer degree
+    in [0, 1e10) takes the integer-degree loop (what 1.18's real-degree loop does)."""
+
+    def gegenbauer(n, alpha, x):
+        n, alpha, x = np.broadcast_arrays(n, alpha, x)
+        if n.dtype.kind == "i" or np.iscomplexobj(x):
+            return f(n, alpha, x)
+        whole = (n == np.round(n)) & (n >= 0) & (n < 1e10)
+        out = np.asarray(f(n, alpha, x), dtype=np.float64).copy()
+        out[whole] = f(n[whole].astype(np.int64), alpha[whole], x[whole])
+        return out
+
+    return gegenbauer
+
+
+# name -> (SciPy version, how to compute that version's values from an older SciPy's).
+AS_IN_NEWER_SCIPY = {"eval_gegenbauer": ((1, 18), _gegenbauer_by_integer_loop)}
 
 
 def condition_numbers(f, args, wants):

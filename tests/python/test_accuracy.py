@@ -49,8 +49,9 @@ SCIPY_DIFFERS = {
     "nrdtrisd": [("p", 0.5, "SciPy's root search stops near 1e17 where the standard deviation is infinite")],
 }
 
-# Where CuPy 14.2's xsf computes otherwise than SciPy's newer copy (docs/spec.md, Known
-# differences): name -> (why, mask over the arguments of the points left out).
+# Where this spec computes otherwise than SciPy: CuPy 14.2's xsf against SciPy's newer copy, or
+# the spec's own construction (docs/spec.md, Known differences): name -> (why, mask over the
+# arguments of the points left out).
 XSF_DIFFERS = {
     "hyp2f1": (
         "a NaN argument where a, b = 0 or c = 0, -1, -2, ...: this xsf's complex hyp2f1 checks for "
@@ -73,6 +74,17 @@ XSF_DIFFERS = {
         "(hyp0f1(-1e-300, -1e300): -inf here, +inf in SciPy; a fresh-random CI run, 2026-12-06)",
         lambda v, z: (not np.iscomplexobj(z)) & np.isfinite(z) & (np.real(z) <= -1e32),
     ),
+    # The real-degree loops take the integer degree's recurrence for integer n and |x| <= 1
+    # (specs/xsf/orthogonal.toml); SciPy's take 2F1 at (1 - x) / 2, which rounds a tiny x away.
+    **{
+        name: (
+            "0 < |x| < 1e-16 with an integer degree: SciPy's real-degree loop evaluates 2F1 at (1 - x) / 2, "
+            "which rounds to 1/2 and gives exactly 0 for the odd degrees; the recurrence keeps x "
+            "(T_1(1e-300) = 1e-300, as SciPy's integer-degree loop)",
+            lambda n, x: (not np.iscomplexobj(x)) & (n == np.round(n)) & (n >= 0) & (x != 0) & (np.abs(x) < 1e-16),
+        )
+        for name in ("eval_chebyt", "eval_chebyu", "eval_chebyc", "eval_chebys", "eval_legendre")
+    },
     "lpmv": (
         "m = 0, x = -1 and v not an integer (a pole, whose sign is that of -sin(pi v)): this xsf "
         "returns inf there, SciPy's -inf, each right for half of the v; the same for degrees past "
@@ -100,6 +112,43 @@ SCIPY_NEWER_DIFFERS = {
         "the limit of Y_n = (-1)^n Y_|n| from the right (the H200 run of 2026-12-05 met it with CUDA's yn)",
         lambda n, x: (x == 0) & (n < 0) & (n % 2 != 0),
     ),
+    **{
+        name: (
+            (1, 18),
+            "complex x with a NaN in x or a parameter: SciPy 1.18's complex 2F1 and 1F1 return NaN first, so its "
+            "degree 0 is NaN there; we keep SciPy 1.17.1's 1, the constant polynomial (specs/xsf/orthogonal.toml's f21)",
+            lambda *args: np.iscomplexobj(args[-1]) & np.any([np.isnan(a) for a in args[1:]], axis=0),
+        )
+        for name in (
+            "eval_jacobi", "eval_sh_jacobi", "eval_gegenbauer", "eval_chebyt", "eval_chebyu", "eval_chebyc",
+            "eval_chebys", "eval_sh_chebyt", "eval_sh_chebyu", "eval_legendre", "eval_sh_legendre",
+            "eval_genlaguerre", "eval_laguerre",
+        )
+    },
+}
+
+
+# Where SciPy 1.18 fixed a value that the pinned 1.17.1 gets wrong and we follow 1.18
+# (specs/xsf/orthogonal.toml): name -> (first SciPy version with our value, why, mask over the
+# arguments of the points left out with an older SciPy). Ours there: test_orthogonal_follows_scipy_1_18.
+SCIPY_OLDER_DIFFERS = {
+    "eval_jacobi": (
+        (1, 18),
+        "alpha = -1 and |beta| = 1: SciPy 1.18 (gh-7001) takes Szego's (4.22.2), SciPy 1.17 returns NaN",
+        lambda n, alpha, beta, x: (alpha == -1) & (np.abs(beta) == 1),
+    ),
+    "eval_sh_jacobi": (
+        (1, 18),
+        "p - q = -1 and |q - 1| = 1: the Jacobi polynomial of alpha = -1, |beta| = 1 (see eval_jacobi)",
+        lambda n, p, q, x: (p - q == -1) & (np.abs(q - 1) == 1),
+    ),
+    # (For a real x and an integer degree SciPy 1.18's real-degree loop is its integer-degree
+    # loop; conditioning.AS_IN_NEWER_SCIPY makes an older SciPy's reference so.)
+    "eval_gegenbauer": (
+        (1, 18),
+        "alpha = 0 (SciPy 1.18: 0 for every degree, 0 included) and real x = +-inf (gh-11713)",
+        lambda n, alpha, x: (alpha == 0) | ((not np.iscomplexobj(x)) & np.isinf(x)),
+    ),
 }
 
 
@@ -114,6 +163,35 @@ def test_scipy_exceptions_are_what_the_math_says():
     assert float(jax_xsf.cotdg(-0.0)) == -np.inf and float(jax_xsf.cotdg(0.0)) == np.inf
     assert float(jax_xsf.nrdtrisd(0.0, 0.5, 1.0)) == np.inf
     assert float(jax_xsf.yn(np.int64(-1), 0.0)) == np.inf and float(jax_xsf.yn(np.int64(-2), 0.0)) == -np.inf
+
+
+def test_orthogonal_follows_scipy_1_18():
+    # SciPy 1.18's test_orthogonal_eval.py: its Mathematica values for P_n^(-1, 1) (gh-7001) and
+    # C_n^(alpha)(+-inf) (gh-11713); whichever SciPy is installed.
+    x = np.linspace(-1.0, 1.0, 11)
+    want = {
+        3: [-4.0, -1.98, -0.64, 0.14, 0.48, 0.5, 0.32, 0.06, -0.16, -0.22, 0.0],
+        5: [-6.0, -0.43308, 0.79104, 0.36876, -0.21312, -0.375, -0.14208, 0.15804, 0.19776, -0.04812, 0.0],
+    }
+    for n, w in want.items():
+        for degree in (np.int64(n), float(n)):
+            np.testing.assert_allclose(np.asarray(jax_xsf.eval_jacobi(degree, -1.0, 1.0, x)), w, rtol=1e-10, atol=1e-14)
+    for n in range(6):
+        for alpha in (-0.45, 0.0, 0.25, 2.0):
+            for sign in (-1.0, 1.0):
+                if alpha == 0.0:
+                    expected = 0.0
+                elif n == 0:
+                    expected = 1.0
+                else:
+                    lead = scipy.special.gammasgn(n + alpha) * scipy.special.gammasgn(alpha)
+                    expected = lead * sign**n * np.inf
+                for degree in (np.int64(n), float(n)):
+                    assert float(jax_xsf.eval_gegenbauer(degree, alpha, sign * np.inf)) == expected
+    # Degree 0 of alpha = 0 is 0 in SciPy 1.18 (1 in 1.17): C_n^(0) = 0 for every n.
+    assert float(jax_xsf.eval_gegenbauer(np.int64(0), 0.0, 0.3)) == 0.0
+    # A tiny x kept by the real degree's recurrence (XSF_DIFFERS).
+    assert float(jax_xsf.eval_chebyt(1.0, 1e-300)) == 1e-300 and float(jax_xsf.eval_legendre(3.0, -1e-300)) == 1.5e-300
 
 
 def test_stdtr_large_df_matches_scipy():
@@ -343,6 +421,9 @@ def without_documented_points(name, args):
         args = [a[keep] for a in args]
     if name in SCIPY_NEWER_DIFFERS and scipy_at_least(SCIPY_NEWER_DIFFERS[name][0]):
         keep = ~SCIPY_NEWER_DIFFERS[name][2](*args)
+        args = [a[keep] for a in args]
+    if name in SCIPY_OLDER_DIFFERS and not scipy_at_least(SCIPY_OLDER_DIFFERS[name][0]):
+        keep = ~SCIPY_OLDER_DIFFERS[name][2](*args)
         args = [a[keep] for a in args]
     return args
 

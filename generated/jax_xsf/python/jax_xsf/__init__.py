@@ -898,8 +898,8 @@ def eval_chebyc(n, x, /, *, overwrite_input=None):
     """Chebyshev polynomial of the first kind on [-2, 2], C_n(x) = 2 T_n(x / 2).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: their kernels passed the GPU run of 2026-12-06, but their derivative rules call eval_chebyu, eval_chebys and eval_sh_chebyu, which are host only (the group above); specs/xsf/orthogonal.toml.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -912,8 +912,8 @@ def eval_chebys(n, x, /, *, overwrite_input=None):
     """Chebyshev polynomial of the second kind on [-2, 2], S_n(x) = U_n(x / 2).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: the kernels compile (the family's prelude keeps specfun out of them) but a GPU run (2026-12-06) found them about 1e-17 from 0 where the polynomial of real degree is exactly 0 (Cephes' 2F1 on the device; SciPy and the host loops: 0), and SciPy 1.18 changed the Gegenbauer values at alpha = 0 and the Jacobi values at alpha = -1: not shipped until both are settled (specs/xsf/orthogonal.toml).
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -926,8 +926,8 @@ def eval_chebyt(n, x, /, *, overwrite_input=None):
     """Chebyshev polynomial of the first kind T_n(x).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: their kernels passed the GPU run of 2026-12-06, but their derivative rules call eval_chebyu, eval_chebys and eval_sh_chebyu, which are host only (the group above); specs/xsf/orthogonal.toml.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -940,8 +940,8 @@ def eval_chebyu(n, x, /, *, overwrite_input=None):
     """Chebyshev polynomial of the second kind U_n(x).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: the kernels compile (the family's prelude keeps specfun out of them) but a GPU run (2026-12-06) found them about 1e-17 from 0 where the polynomial of real degree is exactly 0 (Cephes' 2F1 on the device; SciPy and the host loops: 0), and SciPy 1.18 changed the Gegenbauer values at alpha = 0 and the Jacobi values at alpha = -1: not shipped until both are settled (specs/xsf/orthogonal.toml).
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -954,8 +954,8 @@ def eval_gegenbauer(n, alpha, x, /, *, overwrite_input=None):
     """Gegenbauer (ultraspherical) polynomial C_n^(alpha)(x).
 
     Type loops: ldd->d, fff->f, ffF->F, ddd->d, ddD->D.
-    Platforms: cpu.
-    No CUDA kernels: the kernels compile (the family's prelude keeps specfun out of them) but a GPU run (2026-12-06) found them about 1e-17 from 0 where the polynomial of real degree is exactly 0 (Cephes' 2F1 on the device; SciPy and the host loops: 0), and SciPy 1.18 changed the Gegenbauer values at alpha = 0 and the Jacobi values at alpha = -1: not shipped until both are settled (specs/xsf/orthogonal.toml).
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ldd->d, fff->f, ddd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1009,7 +1009,7 @@ def eval_jacobi(n, alpha, beta, x, /, *, overwrite_input=None):
 
     Type loops: lddd->d, ffff->f, fffF->F, dddd->d, dddD->D.
     Platforms: cpu.
-    No CUDA kernels: the kernels compile (the family's prelude keeps specfun out of them) but a GPU run (2026-12-06) found them about 1e-17 from 0 where the polynomial of real degree is exactly 0 (Cephes' 2F1 on the device; SciPy and the host loops: 0), and SciPy 1.18 changed the Gegenbauer values at alpha = 0 and the Jacobi values at alpha = -1: not shipped until both are settled (specs/xsf/orthogonal.toml).
+    No CUDA kernels: the kernels compile (the family's prelude keeps specfun out of them), but on the device Cephes' 2F1 leaves about 1e-17 where a polynomial is exactly 0 (P_5(0); GPU run of 2026-12-06), and the integer degree's recurrence, which the other real-degree eval_* loops take on [-1, 1], misses exact zeros SciPy's 2F1 hits (P_5^(1/2, 1/2)(1/2): 7.5e-17); specs/xsf/orthogonal.toml.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1036,8 +1036,8 @@ def eval_legendre(n, x, /, *, overwrite_input=None):
     """Legendre polynomial P_n(x).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: the kernels compile (the family's prelude keeps specfun out of them) but a GPU run (2026-12-06) found them about 1e-17 from 0 where the polynomial of real degree is exactly 0 (Cephes' 2F1 on the device; SciPy and the host loops: 0), and SciPy 1.18 changed the Gegenbauer values at alpha = 0 and the Jacobi values at alpha = -1: not shipped until both are settled (specs/xsf/orthogonal.toml).
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1050,8 +1050,8 @@ def eval_sh_chebyt(n, x, /, *, overwrite_input=None):
     """Shifted Chebyshev polynomial of the first kind T*_n(x) = T_n(2x - 1).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: their kernels passed the GPU run of 2026-12-06, but their derivative rules call eval_chebyu, eval_chebys and eval_sh_chebyu, which are host only (the group above); specs/xsf/orthogonal.toml.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1064,8 +1064,8 @@ def eval_sh_chebyu(n, x, /, *, overwrite_input=None):
     """Shifted Chebyshev polynomial of the second kind U*_n(x) = U_n(2x - 1).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: the kernels compile (the family's prelude keeps specfun out of them) but a GPU run (2026-12-06) found them about 1e-17 from 0 where the polynomial of real degree is exactly 0 (Cephes' 2F1 on the device; SciPy and the host loops: 0), and SciPy 1.18 changed the Gegenbauer values at alpha = 0 and the Jacobi values at alpha = -1: not shipped until both are settled (specs/xsf/orthogonal.toml).
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1079,7 +1079,7 @@ def eval_sh_jacobi(n, p, q, x, /, *, overwrite_input=None):
 
     Type loops: lddd->d, ffff->f, fffF->F, dddd->d, dddD->D.
     Platforms: cpu.
-    No CUDA kernels: the kernels compile (the family's prelude keeps specfun out of them) but a GPU run (2026-12-06) found them about 1e-17 from 0 where the polynomial of real degree is exactly 0 (Cephes' 2F1 on the device; SciPy and the host loops: 0), and SciPy 1.18 changed the Gegenbauer values at alpha = 0 and the Jacobi values at alpha = -1: not shipped until both are settled (specs/xsf/orthogonal.toml).
+    No CUDA kernels: the kernels compile (the family's prelude keeps specfun out of them), but on the device Cephes' 2F1 leaves about 1e-17 where a polynomial is exactly 0 (P_5(0); GPU run of 2026-12-06), and the integer degree's recurrence, which the other real-degree eval_* loops take on [-1, 1], misses exact zeros SciPy's 2F1 hits (P_5^(1/2, 1/2)(1/2): 7.5e-17); specs/xsf/orthogonal.toml.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1092,8 +1092,8 @@ def eval_sh_legendre(n, x, /, *, overwrite_input=None):
     """Shifted Legendre polynomial P*_n(x) = P_n(2x - 1).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: the kernels compile (the family's prelude keeps specfun out of them) but a GPU run (2026-12-06) found them about 1e-17 from 0 where the polynomial of real degree is exactly 0 (Cephes' 2F1 on the device; SciPy and the host loops: 0), and SciPy 1.18 changed the Gegenbauer values at alpha = 0 and the Jacobi values at alpha = -1: not shipped until both are settled (specs/xsf/orthogonal.toml).
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a

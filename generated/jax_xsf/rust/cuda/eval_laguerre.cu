@@ -29,8 +29,27 @@ inline cdouble f11(double a, double b, cdouble z) { return a == 0 ? cdouble(1, 0
 inline cdouble mul(double d, cdouble v) { return cdouble(d * v.real() - 0.0 * v.imag(), d * v.imag() + 0.0 * v.real()); }
 #endif
 
-// Real degree: the hypergeometric forms.
+// Integer degree: the recurrences below.
+inline double jacobi(long long n, double alpha, double beta, double x);
+inline double gegenbauer(long long n, double alpha, double x);
+inline double chebyt(long long k, double x);
+inline double chebyu(long long k, double x);
+inline double legendre(long long n, double x);
+
+// Real degree: the hypergeometric forms (any x), ...
 template <class T> T jacobi(double n, double alpha, double beta, T x) {
+    if (alpha == -1 && std::abs(beta) == 1) {
+        // SciPy 1.18 (gh-7001), Szego (4.22.2): P_n^(-1,b) = (n + b) / (2n) (x - 1) P_{n-1}^(1,b).
+        if (n == 0) {
+            return T(1.0);
+        }
+        if (n == 1) {
+            return mul(0.5 * (1.0 + beta), x - 1.0);
+        }
+        if (n > 1) {
+            return mul((n + beta) / (2.0 * n), (x - 1.0) * jacobi(n - 1, 1.0, beta, x));
+        }
+    }
     return mul(xsf::binom(n + alpha, n), f21(-n, n + alpha + beta + 1, alpha + 1, 0.5 * (1.0 - x)));
 }
 template <class T> T gegenbauer(double n, double alpha, T x) {
@@ -40,6 +59,25 @@ template <class T> T gegenbauer(double n, double alpha, T x) {
 template <class T> T chebyt(double n, T x) { return f21(-n, n, 0.5, 0.5 * (1.0 - x)); }
 template <class T> T chebyu(double n, T x) { return mul(n + 1, f21(-n, n + 2, 1.5, 0.5 * (1.0 - x))); }
 template <class T> T legendre(double n, T x) { return f21(-n, n + 1, 1.0, 0.5 * (1.0 - x)); }
+
+// ... but for real x a degree that is an integer in [0, 1e10) takes the integer degree's
+// recurrence: SciPy 1.18's eval_gegenbauer does so for every real x (the more stable form);
+// T, U and P here where |x| <= 1, which holds the zeros, so that they are exact where
+// SciPy's 2F1 makes them so (P_5(0) = 0, where the device's 2F1 left 1e-17) and the host
+// and the device run the code CI tests. Outside [-1, 1] (NaN included) they keep 2F1, which
+// SciPy's double-degree loops use: the recurrences give NaN where the value overflows
+// (inf - inf) and for T_0(NaN), where 2F1 gives +-inf and 1. The Jacobi polynomials keep
+// 2F1, as SciPy (their recurrence misses exact zeros 2F1 hits: P_5^(1/2, 1/2)(1/2) = 0,
+// where it leaves 7.5e-17), so they stay on the host. (These overloads win over the
+// templates for double.)
+inline bool integer_degree(double n) { return n >= 0 && n < 1e10 && n == static_cast<double>(static_cast<long long>(n)); }
+inline bool by_recurrence(double n, double x) { return integer_degree(n) && std::abs(x) <= 1; }
+inline double gegenbauer(double n, double alpha, double x) {
+    return integer_degree(n) ? gegenbauer(static_cast<long long>(n), alpha, x) : gegenbauer<double>(n, alpha, x);
+}
+inline double chebyt(double n, double x) { return by_recurrence(n, x) ? chebyt(static_cast<long long>(n), x) : chebyt<double>(n, x); }
+inline double chebyu(double n, double x) { return by_recurrence(n, x) ? chebyu(static_cast<long long>(n), x) : chebyu<double>(n, x); }
+inline double legendre(double n, double x) { return by_recurrence(n, x) ? legendre(static_cast<long long>(n), x) : legendre<double>(n, x); }
 #ifndef __CUDACC__  // 1F1: host only
 template <class T> T genlaguerre(double n, double alpha, T x) {
     if (alpha <= -1) {
@@ -60,6 +98,9 @@ inline double jacobi(long long n, double alpha, double beta, double x) {
     if (n == 1) {
         return 0.5 * (2 * (alpha + 1) + (alpha + beta + 2) * (x - 1));
     }
+    if (alpha == -1 && std::abs(beta) == 1) {
+        return (n + beta) / (2.0 * n) * (x - 1) * jacobi(static_cast<double>(n - 1), 1.0, beta, x); // as SciPy 1.18
+    }
     double d = (alpha + beta + 2) * (x - 1) / (2 * (alpha + 1));
     double p = d + 1;
     for (long long j = 1; j < n; ++j) {
@@ -76,6 +117,9 @@ inline double gegenbauer(long long n, double alpha, double x) {
     if (std::isnan(alpha) || std::isnan(x)) {
         return nan;
     }
+    if (alpha == 0.0) {
+        return 0.0; // SciPy 1.18 (degree 0 included)
+    }
     if (n < 0) {
         return 0.0;
     }
@@ -85,10 +129,10 @@ inline double gegenbauer(long long n, double alpha, double x) {
     if (n == 1) {
         return 2 * alpha * x;
     }
-    if (alpha == 0.0) {
-        return gegenbauer(static_cast<double>(n), alpha, x);
-    }
-    if (std::abs(x) < 1e-5) {
+    // C_n(-x) = (-1)^n C_n(x): the recurrence runs on |x| (SciPy 1.18; gh-11713, x = -inf).
+    double sign = x < 0 && n % 2 != 0 ? -1.0 : 1.0;
+    x = std::abs(x);
+    if (x < 1e-5) {
         // Near 0 the recurrence cancels: the power series in x instead.
         long long a = n / 2;
         double d = (a % 2 == 0 ? 1.0 : -1.0) / xsf::cephes::beta(alpha, 1 + a);
@@ -105,7 +149,7 @@ inline double gegenbauer(long long n, double alpha, double x) {
                 break; // below an ulp of p: nothing left changes it
             }
         }
-        return p;
+        return sign * p;
     }
     double d = x - 1;
     double p = x;
@@ -115,9 +159,9 @@ inline double gegenbauer(long long n, double alpha, double x) {
         p = d + p;
     }
     if (std::abs(alpha / n) < 1e-8) {
-        return 2 * alpha / n * p; // the binomial below loses precision for tiny alpha
+        return sign * 2 * alpha / n * p; // the binomial below loses precision for tiny alpha
     }
-    return xsf::binom(n + 2 * alpha - 1, n) * p;
+    return sign * xsf::binom(n + 2 * alpha - 1, n) * p;
 }
 
 // Clenshaw's sum for T_k and U_k: b_j = 2x b_{j-1} - b_{j-2}.
