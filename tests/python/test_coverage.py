@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -16,7 +17,12 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def test_coverage_page_is_fresh_and_every_left_out_ufunc_says_why():
-    pytest.importorskip("scipy")
+    scipy = pytest.importorskip("scipy")
+    # The page counts the pinned SciPy's ufuncs (requirements/dev.txt); another SciPy (the
+    # trixie chroot's SCIPY=1.18.1 runs, the GPU machine's) has other ones.
+    pinned = re.search(r"^scipy==(\S+)$", (ROOT / "requirements" / "dev.txt").read_text(), re.M).group(1)
+    if scipy.__version__ != pinned:
+        pytest.skip(f"docs/coverage.md is generated with the pinned SciPy {pinned}, this is {scipy.__version__}")
     r = subprocess.run([sys.executable, "scripts/coverage.py", "--check"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
 
