@@ -898,8 +898,8 @@ def eval_chebyc(n, x, /, *, overwrite_input=None):
     """Chebyshev polynomial of the first kind on [-2, 2], C_n(x) = 2 T_n(x / 2).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: the kernels compile (the real loops; the integer degree's recurrence on [-1, 1] keeps the exact zeros the device's 2F1 missed on 2026-12-06) and the functions pass on the CPU against SciPy 1.17.1 and 1.18.1, but no GPU was lent to run them (2026-12-07): host only until a GPU run; specs/xsf/orthogonal.toml.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -912,8 +912,8 @@ def eval_chebys(n, x, /, *, overwrite_input=None):
     """Chebyshev polynomial of the second kind on [-2, 2], S_n(x) = U_n(x / 2).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: the kernels compile (the real loops; the integer degree's recurrence on [-1, 1] keeps the exact zeros the device's 2F1 missed on 2026-12-06) and the functions pass on the CPU against SciPy 1.17.1 and 1.18.1, but no GPU was lent to run them (2026-12-07): host only until a GPU run; specs/xsf/orthogonal.toml.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -926,8 +926,8 @@ def eval_chebyt(n, x, /, *, overwrite_input=None):
     """Chebyshev polynomial of the first kind T_n(x).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: the kernels compile (the real loops; the integer degree's recurrence on [-1, 1] keeps the exact zeros the device's 2F1 missed on 2026-12-06) and the functions pass on the CPU against SciPy 1.17.1 and 1.18.1, but no GPU was lent to run them (2026-12-07): host only until a GPU run; specs/xsf/orthogonal.toml.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -940,8 +940,8 @@ def eval_chebyu(n, x, /, *, overwrite_input=None):
     """Chebyshev polynomial of the second kind U_n(x).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: the kernels compile (the real loops; the integer degree's recurrence on [-1, 1] keeps the exact zeros the device's 2F1 missed on 2026-12-06) and the functions pass on the CPU against SciPy 1.17.1 and 1.18.1, but no GPU was lent to run them (2026-12-07): host only until a GPU run; specs/xsf/orthogonal.toml.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -954,8 +954,8 @@ def eval_gegenbauer(n, alpha, x, /, *, overwrite_input=None):
     """Gegenbauer (ultraspherical) polynomial C_n^(alpha)(x).
 
     Type loops: ldd->d, fff->f, ffF->F, ddd->d, ddD->D.
-    Platforms: cpu.
-    No CUDA kernels: the kernels compile (the real loops; the integer degree's recurrence on [-1, 1] keeps the exact zeros the device's 2F1 missed on 2026-12-06) and the functions pass on the CPU against SciPy 1.17.1 and 1.18.1, but no GPU was lent to run them (2026-12-07): host only until a GPU run; specs/xsf/orthogonal.toml.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ldd->d, fff->f, ddd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1036,8 +1036,8 @@ def eval_legendre(n, x, /, *, overwrite_input=None):
     """Legendre polynomial P_n(x).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: the kernels compile (the real loops; the integer degree's recurrence on [-1, 1] keeps the exact zeros the device's 2F1 missed on 2026-12-06) and the functions pass on the CPU against SciPy 1.17.1 and 1.18.1, but no GPU was lent to run them (2026-12-07): host only until a GPU run; specs/xsf/orthogonal.toml.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1050,8 +1050,8 @@ def eval_sh_chebyt(n, x, /, *, overwrite_input=None):
     """Shifted Chebyshev polynomial of the first kind T*_n(x) = T_n(2x - 1).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: the kernels compile (the real loops; the integer degree's recurrence on [-1, 1] keeps the exact zeros the device's 2F1 missed on 2026-12-06) and the functions pass on the CPU against SciPy 1.17.1 and 1.18.1, but no GPU was lent to run them (2026-12-07): host only until a GPU run; specs/xsf/orthogonal.toml.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1064,8 +1064,8 @@ def eval_sh_chebyu(n, x, /, *, overwrite_input=None):
     """Shifted Chebyshev polynomial of the second kind U*_n(x) = U_n(2x - 1).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: the kernels compile (the real loops; the integer degree's recurrence on [-1, 1] keeps the exact zeros the device's 2F1 missed on 2026-12-06) and the functions pass on the CPU against SciPy 1.17.1 and 1.18.1, but no GPU was lent to run them (2026-12-07): host only until a GPU run; specs/xsf/orthogonal.toml.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1092,8 +1092,8 @@ def eval_sh_legendre(n, x, /, *, overwrite_input=None):
     """Shifted Legendre polynomial P*_n(x) = P_n(2x - 1).
 
     Type loops: ld->d, ff->f, fF->F, dd->d, dD->D.
-    Platforms: cpu.
-    No CUDA kernels: the kernels compile (the real loops; the integer degree's recurrence on [-1, 1] keeps the exact zeros the device's 2F1 missed on 2026-12-06) and the functions pass on the CPU against SciPy 1.17.1 and 1.18.1, but no GPU was lent to run them (2026-12-07): host only until a GPU run; specs/xsf/orthogonal.toml.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops ld->d, ff->f, dd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a

@@ -3496,6 +3496,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_chebyc_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_CHEBYC)
 }
+static CUDA_EVAL_CHEBYC: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_chebyc",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_chebyc",
+        kernels::IMAGES_EVAL_CHEBYC,
+        &[
+            c"bg_jax_xsf_eval_chebyc__ld_d",
+            c"bg_jax_xsf_eval_chebyc__ff_f",
+            c"bg_jax_xsf_eval_chebyc__dd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_chebyc` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_chebyc_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_CHEBYC)
+}
 static CPU_EVAL_CHEBYS: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_chebys",
     nin: 2usize,
@@ -3532,6 +3562,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_chebys_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_CHEBYS)
+}
+static CUDA_EVAL_CHEBYS: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_chebys",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_chebys",
+        kernels::IMAGES_EVAL_CHEBYS,
+        &[
+            c"bg_jax_xsf_eval_chebys__ld_d",
+            c"bg_jax_xsf_eval_chebys__ff_f",
+            c"bg_jax_xsf_eval_chebys__dd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_chebys` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_chebys_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_CHEBYS)
 }
 static CPU_EVAL_CHEBYT: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_chebyt",
@@ -3570,6 +3630,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_chebyt_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_CHEBYT)
 }
+static CUDA_EVAL_CHEBYT: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_chebyt",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_chebyt",
+        kernels::IMAGES_EVAL_CHEBYT,
+        &[
+            c"bg_jax_xsf_eval_chebyt__ld_d",
+            c"bg_jax_xsf_eval_chebyt__ff_f",
+            c"bg_jax_xsf_eval_chebyt__dd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_chebyt` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_chebyt_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_CHEBYT)
+}
 static CPU_EVAL_CHEBYU: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_chebyu",
     nin: 2usize,
@@ -3607,6 +3697,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_chebyu_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_CHEBYU)
 }
+static CUDA_EVAL_CHEBYU: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_chebyu",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_chebyu",
+        kernels::IMAGES_EVAL_CHEBYU,
+        &[
+            c"bg_jax_xsf_eval_chebyu__ld_d",
+            c"bg_jax_xsf_eval_chebyu__ff_f",
+            c"bg_jax_xsf_eval_chebyu__dd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_chebyu` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_chebyu_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_CHEBYU)
+}
 static CPU_EVAL_GEGENBAUER: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_gegenbauer",
     nin: 3usize,
@@ -3643,6 +3763,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_gegenbauer_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_GEGENBAUER)
+}
+static CUDA_EVAL_GEGENBAUER: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_gegenbauer",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_gegenbauer",
+        kernels::IMAGES_EVAL_GEGENBAUER,
+        &[
+            c"bg_jax_xsf_eval_gegenbauer__ldd_d",
+            c"bg_jax_xsf_eval_gegenbauer__fff_f",
+            c"bg_jax_xsf_eval_gegenbauer__ddd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_gegenbauer` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_gegenbauer_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_GEGENBAUER)
 }
 static CPU_EVAL_GENLAGUERRE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_genlaguerre",
@@ -3922,6 +4072,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_legendre_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_LEGENDRE)
 }
+static CUDA_EVAL_LEGENDRE: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_legendre",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_legendre",
+        kernels::IMAGES_EVAL_LEGENDRE,
+        &[
+            c"bg_jax_xsf_eval_legendre__ld_d",
+            c"bg_jax_xsf_eval_legendre__ff_f",
+            c"bg_jax_xsf_eval_legendre__dd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_legendre` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_legendre_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_LEGENDRE)
+}
 static CPU_EVAL_SH_CHEBYT: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_sh_chebyt",
     nin: 2usize,
@@ -3959,6 +4139,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_sh_chebyt_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_SH_CHEBYT)
 }
+static CUDA_EVAL_SH_CHEBYT: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_sh_chebyt",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_sh_chebyt",
+        kernels::IMAGES_EVAL_SH_CHEBYT,
+        &[
+            c"bg_jax_xsf_eval_sh_chebyt__ld_d",
+            c"bg_jax_xsf_eval_sh_chebyt__ff_f",
+            c"bg_jax_xsf_eval_sh_chebyt__dd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_sh_chebyt` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_sh_chebyt_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_SH_CHEBYT)
+}
 static CPU_EVAL_SH_CHEBYU: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_sh_chebyu",
     nin: 2usize,
@@ -3995,6 +4205,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_sh_chebyu_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_SH_CHEBYU)
+}
+static CUDA_EVAL_SH_CHEBYU: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_sh_chebyu",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_sh_chebyu",
+        kernels::IMAGES_EVAL_SH_CHEBYU,
+        &[
+            c"bg_jax_xsf_eval_sh_chebyu__ld_d",
+            c"bg_jax_xsf_eval_sh_chebyu__ff_f",
+            c"bg_jax_xsf_eval_sh_chebyu__dd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_sh_chebyu` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_sh_chebyu_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_SH_CHEBYU)
 }
 static CPU_EVAL_SH_JACOBI: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_sh_jacobi",
@@ -4069,6 +4309,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_sh_legendre_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_SH_LEGENDRE)
+}
+static CUDA_EVAL_SH_LEGENDRE: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_sh_legendre",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_sh_legendre",
+        kernels::IMAGES_EVAL_SH_LEGENDRE,
+        &[
+            c"bg_jax_xsf_eval_sh_legendre__ld_d",
+            c"bg_jax_xsf_eval_sh_legendre__ff_f",
+            c"bg_jax_xsf_eval_sh_legendre__dd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_sh_legendre` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_sh_legendre_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_SH_LEGENDRE)
 }
 static CPU_EXP1: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.exp1",
@@ -10960,7 +11230,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:5cb1903331d7178e; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:ed4fd22c43a3db56; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
