@@ -19,11 +19,16 @@ def scipy_function(u):
     f = getattr(importlib.import_module(module), attr)
     if u["name"] in AS_IN_NEWER_SCIPY:
         version, wrap = AS_IN_NEWER_SCIPY[u["name"]]
-        import scipy
-
-        if tuple(int(p) for p in scipy.__version__.split(".")[:2]) < version:
+        if not scipy_at_least(version):
             return wrap(f)
     return f
+
+
+def scipy_at_least(version):
+    """Whether the installed SciPy is `version` (major, minor) or newer."""
+    import scipy
+
+    return tuple(int(p) for p in scipy.__version__.split(".")[:2]) >= version
 
 
 def _gegenbauer_by_integer_loop(f):
@@ -35,7 +40,7 @@ def _gegenbauer_by_integer_loop(f):
         if n.dtype.kind == "i" or np.iscomplexobj(x):
             return f(n, alpha, x)
         whole = (n == np.round(n)) & (n >= 0) & (n < 1e10)
-        out = np.asarray(f(n, alpha, x), dtype=np.float64).copy()
+        out = np.array(f(n, alpha, x), dtype=np.float64)
         out[whole] = f(n[whole].astype(np.int64), alpha[whole], x[whole])
         return out
 

@@ -24,7 +24,7 @@ import numpy as np
 import scipy.special
 import pytest
 
-from conditioning import KAPPA_NEAR_ZERO, condition_numbers, scipy_function
+from conditioning import KAPPA_NEAR_ZERO, condition_numbers, scipy_at_least, scipy_function
 from conftest import load_spec
 
 jax_xsf = pytest.importorskip("jax_xsf")
@@ -156,10 +156,6 @@ SCIPY_OLDER_DIFFERS = {
         lambda n, alpha, x: (alpha == 0) | ((not np.iscomplexobj(x)) & np.isinf(x)),
     ),
 }
-
-
-def scipy_at_least(version):
-    return tuple(int(p) for p in scipy.__version__.split(".")[:2]) >= version
 
 
 def test_scipy_exceptions_are_what_the_math_says():

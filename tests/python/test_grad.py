@@ -258,4 +258,3 @@ def test_orthogonal_rules_at_real_degree(name, x):
     check_grads(lambda t: at(t, f), (np.float64(x[k]),), order=2, modes=["fwd", "rev"], rtol=1e-5, atol=1e-7)
     _, tangent = jax.jvp(lambda t: at(t, f), (np.float64(x[k]),), (np.float64(1.0),))
     np.testing.assert_allclose(np.asarray(tangent), central(lambda t: at(t, g), x[k]), rtol=1e-6)
-
