@@ -1,6 +1,7 @@
 //! NVRTC at build time, on the golden `minimal` fixture's kernel sources: both image kinds
 //! come out (an ELF cubin holding every kernel, PTX with every entry point), and a second
-//! run is served from the cache. Needs NVRTC and CuPy in BRIDGEGEN_PYTHON's environment
+//! run is served from the cache, and a function's own options (`cuda_fmad = false`) make
+//! its own cache entries and reach NVRTC. Needs NVRTC and CuPy in BRIDGEGEN_PYTHON's environment
 //! (requirements/dev.txt); skips without them unless BRIDGEGEN_REQUIRE_NVRTC=1.
 
 use bridgegen::build::{nvrtc, python};
@@ -21,7 +22,7 @@ fn compiles_cubin_and_ptx_and_caches_them() {
     let tmp = std::env::temp_dir().join(format!("bridgegen-nvrtc-test-{}", std::process::id()));
     let cache = tmp.join("cache");
     let crate_dir = root.join("tests/golden/minimal/expected/rust");
-    let fns = ["digamma".to_string(), "gammaln".to_string()];
+    let fns = [source("digamma", &[]), source("gammaln", &[])];
     let archs = nvrtc::parse_archs("sm_90,compute_80").unwrap();
     let include = root.join("runtime/rust/include");
     let out = tmp.join("kernels");
@@ -47,7 +48,22 @@ fn compiles_cubin_and_ptx_and_caches_them() {
     let second = nvrtc::compile_kernels(&request).unwrap().unwrap();
     assert_eq!((second.compiled, second.cached), (0, 4));
     assert_eq!(std::fs::read(out.join("gammaln.sm_90.cubin")).unwrap(), cubin);
+
+    // gammaln's polynomials contract into FMAs unless --fmad=false (CUDA's math library
+    // keeps the fma() calls it makes itself); digamma's entries stay cached.
+    let fmas = |ptx: &str| ptx.matches("fma.rn").count();
+    let contracted = fmas(&std::fs::read_to_string(out.join("gammaln.compute_80.ptx")).unwrap());
+    let fns = [source("digamma", &[]), source("gammaln", &["--fmad=false"])];
+    let third = nvrtc::compile_kernels(&nvrtc::Request { functions: &fns, ..request }).unwrap().unwrap();
+    assert_eq!((third.compiled, third.cached), (2, 2));
+    let separate = std::fs::read_to_string(out.join("gammaln.compute_80.ptx")).unwrap();
+    assert!(separate.contains(".entry bg_jax_minimal_gammaln__d_d"));
+    assert!(fmas(&separate) < contracted, "--fmad=false: {} FMAs, default {contracted}", fmas(&separate));
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+fn source(function: &str, options: &[&str]) -> nvrtc::KernelSource {
+    nvrtc::KernelSource { function: function.into(), options: options.iter().map(|o| o.to_string()).collect() }
 }
 
 /// One function's sm_90 cubin, into `tmp`/out with its cache in `tmp`/cache.
@@ -60,7 +76,7 @@ fn compile(
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     nvrtc::compile_kernels(&nvrtc::Request {
         crate_dir,
-        functions: &[function.to_string()],
+        functions: &[source(function, &[])],
         archs: &["sm_90".into()],
         tools,
         runtime_include: &root.join("runtime/rust/include"),

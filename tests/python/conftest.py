@@ -22,6 +22,14 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import spec_toml  # noqa: E402
 
 
+def cargo_target(sub: str = "") -> str:
+    """The cargo target directory a test's `bridgegen build` should use: under the caller's
+    CARGO_TARGET_DIR where one is set (scripts/trixie_suite.sh sets its own, so that build
+    scripts compiled against another glibc never land in this machine's target/)."""
+    base = pathlib.Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
+    return str(base / sub if sub else base)
+
+
 def load_spec(path=XSF_SPEC) -> dict:
     """The spec with its included files' tables (scripts/spec_toml.py)."""
     return spec_toml.load(path)

@@ -10,6 +10,7 @@ import subprocess
 
 import jax.ffi
 import pytest
+from conftest import cargo_target
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -24,7 +25,7 @@ def test_mismatched_header_fails_the_build_naming_the_field(tmp_path):
     needle = "  XLA_FFI_DataType dtype;\n  void* data;"
     assert needle in text
     header.write_text(text.replace(needle, "  XLA_FFI_DataType dtype;\n  int64_t inserted;\n  void* data;"))
-    env = {**os.environ, "BRIDGEGEN_JAXLIB_INCLUDE": str(include), "CARGO_TARGET_DIR": str(ROOT / "target" / "probe-test")}
+    env = {**os.environ, "BRIDGEGEN_JAXLIB_INCLUDE": str(include), "CARGO_TARGET_DIR": cargo_target("probe-test")}
     r = subprocess.run(
         ["cargo", "build", "--quiet", "--offline", "-p", "bridgegen-runtime"],
         cwd=ROOT, env=env, capture_output=True, text=True,

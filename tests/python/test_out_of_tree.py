@@ -19,6 +19,7 @@ import venv
 from pathlib import Path
 
 import pytest
+from conftest import cargo_target
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "softplus_lib"
@@ -71,7 +72,7 @@ def cli_wheel(tmp_path_factory) -> Path:
         if (ROOT / rel).is_file():
             (copy / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / rel, copy / rel)
-    env = dict(os.environ, CARGO_TARGET_DIR=str(ROOT / "target" / "out-of-tree"))
+    env = dict(os.environ, CARGO_TARGET_DIR=cargo_target("out-of-tree"))
     _run(["maturin", "build", "--release", "-q", "-m", copy / "generator" / "Cargo.toml", "-o", work / "wheels"], copy, env)
     shutil.rmtree(copy)  # nothing below may read the checkout
     (wheel,) = (work / "wheels").glob("bridgegen-*.whl")

@@ -13,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import cargo_target
 
 ROOT = Path(__file__).resolve().parents[2]
 BRIDGEGEN = ROOT / "target" / "release" / "bridgegen"
@@ -67,7 +68,7 @@ def built(tmp_path_factory):
         pytest.skip("needs the bridgegen CLI (target/release)")
     work = tmp_path_factory.mktemp("spectext")
     (work / "spec.toml").write_text(SPEC, encoding="utf-8")
-    env = dict(os.environ, CARGO_TARGET_DIR=str(ROOT / "target"))
+    env = dict(os.environ, CARGO_TARGET_DIR=cargo_target())
     done = subprocess.run([BRIDGEGEN, "build", "spec.toml", "--cuda-arch", "none", "--quiet", "--out", "dist"],
                           cwd=work, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-4000:]

@@ -149,8 +149,15 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
     let vendored_runtime = gen_dir.join(crate::runtime_src::VENDORED[0].0);
 
     // CUDA kernels first: the crate's build script embeds them.
-    let cuda_fns: Vec<String> =
-        pkg.ufuncs.iter().filter(|u| u.platforms.contains(&Platform::Cuda)).map(|u| u.name.clone()).collect();
+    let cuda_fns: Vec<nvrtc::KernelSource> = pkg
+        .ufuncs
+        .iter()
+        .filter(|u| u.platforms.contains(&Platform::Cuda))
+        .map(|u| nvrtc::KernelSource {
+            function: u.name.clone(),
+            options: if u.cuda_fmad { vec![] } else { vec!["--fmad=false".into()] },
+        })
+        .collect();
     let mut kernels_dir = None;
     if !cuda_fns.is_empty() && opts.cuda_archs.is_empty() {
         step("CUDA kernels skipped (--cuda-arch none): the library is CPU-only");

@@ -251,11 +251,18 @@ fn options(tools: &CudaTools, cupy: &Path, runtime_include: &Path, arch: &str) -
     o
 }
 
+/// One function's kernels: its source is `cuda/<function>.cu`.
+pub struct KernelSource {
+    pub function: String,
+    /// Options after CuPy's (`--fmad=false` for a spec's `cuda_fmad = false`).
+    pub options: Vec<String>,
+}
+
 /// What to compile, where from and where to.
 pub struct Request<'a> {
     /// The generated crate; sources are `cuda/<fn>.cu` under it.
     pub crate_dir: &'a Path,
-    pub functions: &'a [String],
+    pub functions: &'a [KernelSource],
     pub archs: &'a [String],
     pub tools: &'a CudaTools,
     /// bridgegen's device headers (`runtime/rust/include`).
@@ -298,20 +305,22 @@ pub fn compile_kernels(req: &Request) -> Result<Result<KernelReport, String>, Er
     std::fs::create_dir_all(out_dir).map_err(|source| Error::Io { path: out_dir.into(), source })?;
 
     let arch_options: Vec<Vec<String>> = archs.iter().map(|a| options(tools, cupy, runtime_include, a)).collect();
-    struct Job<'o> {
+    struct Job {
         function: String,
         arch: String,
-        options: &'o [String],
+        options: Vec<String>,
         source: String,
         key: String,
     }
     let mut jobs = Vec::new();
-    for f in functions {
+    for KernelSource { function: f, options: extra } in functions {
         let path = crate_dir.join(crate::ir::names::kernel_source(f));
         let source = std::fs::read_to_string(&path).map_err(|source| Error::Io { path: path.clone(), source })?;
         for (arch, opts) in archs.iter().zip(&arch_options) {
+            // A function without options of its own keeps the cache key it always had.
+            let opts: Vec<String> = opts.iter().chain(extra).cloned().collect();
             let mut h = base.clone();
-            for o in opts {
+            for o in &opts {
                 h.update(o.as_bytes());
                 h.update(b"\0");
             }
@@ -344,7 +353,7 @@ pub fn compile_kernels(req: &Request) -> Result<Result<KernelReport, String>, Er
                     Ok(bytes)
                 } else {
                     bar.set_message(format!("{} {}", job.function, job.arch));
-                    let r = nvrtc.compile(&job.source, &format!("{}.cu", job.function), job.options, ptx);
+                    let r = nvrtc.compile(&job.source, &format!("{}.cu", job.function), &job.options, ptx);
                     if let Ok(bytes) = &r {
                         // Write then rename, so a crash never leaves a truncated cache entry.
                         let tmp = cached_file.with_extension(format!("tmp{}", std::process::id()));

@@ -86,6 +86,10 @@ pub struct UfuncView {
     /// (templates/cuda/ufunc.cu.j2), for the headers of NVRTC_STD_GAPS only: every other
     /// kernel's source, and so its cached image, stays as it was.
     pub std_shim: bool,
+    /// Whether the kernels declare what xsf/fresnel.h lacks under NVRTC (as `std_shim`).
+    pub fresnel_shim: bool,
+    /// Whether NVRTC may contract multiply-adds (the spec's `cuda_fmad`), for the banner.
+    pub fmad: bool,
     /// The `[[prelude]]`s the function names, in order, before its own `prelude`.
     pub shared_preludes: Vec<SharedPreludeView>,
     pub prelude: String,
@@ -432,6 +436,8 @@ fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
             String::new()
         },
         std_shim: u.cuda_headers.iter().any(|h| NVRTC_STD_GAPS.contains(&h.as_str())),
+        fresnel_shim: u.cuda_headers.iter().any(|h| h == "xsf/fresnel.h"),
+        fmad: u.cuda_fmad,
         shared_preludes: u
             .shared_preludes
             .iter()

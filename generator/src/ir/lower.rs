@@ -433,6 +433,14 @@ fn lower_ufunc(
             }
         },
     };
+    let cuda_fmad = match &u.cuda_fmad {
+        Some(f) if !on_cuda => {
+            cx.err(f.span(), catalog::cuda_expr_without_cuda("cuda_fmad"));
+            true
+        }
+        Some(f) => *f.get_ref(),
+        None => true,
+    };
     let cuda_stack = match &u.cuda_stack {
         None => 0,
         Some(s) => match u32::try_from(*s.get_ref()) {
@@ -466,6 +474,7 @@ fn lower_ufunc(
         platforms,
         cuda_stack,
         cuda_max_registers,
+        cuda_fmad,
         signature,
         scipy: u.scipy.as_ref().map(|s| s.get_ref().clone()),
         cupy: u.cupy.as_ref().map(|s| s.get_ref().clone()),

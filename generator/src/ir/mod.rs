@@ -168,6 +168,9 @@ pub struct Ufunc {
     pub cuda_stack: u32,
     /// Most registers per thread the kernels may use (0: the compiler's choice).
     pub cuda_max_registers: u32,
+    /// Whether NVRTC may contract multiplies and adds into FMAs in the kernels (`cuda_fmad`;
+    /// CuPy's default, true). False compiles them with `--fmad=false`.
+    pub cuda_fmad: bool,
     /// Core dimensions of a generalized ufunc (`signature`); None for an elementwise one.
     pub signature: Option<signature::Signature>,
     pub scipy: Option<String>,

@@ -72,6 +72,9 @@ pub struct RawUfunc {
     /// Registers per thread the CUDA kernels may use at most (`__maxnreg__`).
     #[serde(default)]
     pub cuda_max_registers: Option<Spanned<i64>>,
+    /// `false`: NVRTC's `--fmad=false` for the CUDA kernels (no multiply-add contraction).
+    #[serde(default)]
+    pub cuda_fmad: Option<Spanned<bool>>,
     #[serde(default)]
     pub platforms: Option<Spanned<Vec<Spanned<String>>>>,
     #[serde(default)]
