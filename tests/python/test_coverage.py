@@ -48,7 +48,7 @@ def test_every_host_only_function_says_why(tmp_path):
     specs = tmp_path / "specs"
     shutil.copytree(ROOT / "specs", specs)
     text = (specs / "xsf.toml").read_text()
-    assert '"modfresnelm", "modfresnelp"' in text
-    (specs / "xsf.toml").write_text(text.replace('"modfresnelm", "modfresnelp"', '"modfresnelp"'))
+    assert '"kolmogi", "kolmogorov"' in text
+    (specs / "xsf.toml").write_text(text.replace('"kolmogi", "kolmogorov"', '"kolmogorov"'))
     _, problems = cov.host_only(specs)
-    assert problems == ["modfresnelm has no CUDA kernel and no [[host_only]] reason in specs/xsf.toml"]
+    assert problems == ["kolmogi has no CUDA kernel and no [[host_only]] reason in specs/xsf.toml"]

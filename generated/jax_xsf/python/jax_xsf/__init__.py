@@ -1008,8 +1008,8 @@ def eval_jacobi(n, alpha, beta, x, /, *, overwrite_input=None):
     """Jacobi polynomial P_n^(alpha, beta)(x).
 
     Type loops: lddd->d, ffff->f, fffF->F, dddd->d, dddD->D.
-    Platforms: cpu.
-    No CUDA kernels: the kernels compile (the family's prelude keeps specfun out of them), but on the device Cephes' 2F1 leaves about 1e-17 where a polynomial is exactly 0 (P_5(0); GPU run of 2026-12-06), and the integer degree's recurrence, which the other real-degree eval_* loops take on [-1, 1], misses exact zeros SciPy's 2F1 hits (P_5^(1/2, 1/2)(1/2): 7.5e-17); specs/xsf/orthogonal.toml.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops lddd->d, ffff->f, dddd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1078,8 +1078,8 @@ def eval_sh_jacobi(n, p, q, x, /, *, overwrite_input=None):
     """Shifted Jacobi polynomial G_n^(p, q)(x).
 
     Type loops: lddd->d, ffff->f, fffF->F, dddd->d, dddD->D.
-    Platforms: cpu.
-    No CUDA kernels: the kernels compile (the family's prelude keeps specfun out of them), but on the device Cephes' 2F1 leaves about 1e-17 where a polynomial is exactly 0 (P_5(0); GPU run of 2026-12-06), and the integer degree's recurrence, which the other real-degree eval_* loops take on [-1, 1], misses exact zeros SciPy's 2F1 hits (P_5^(1/2, 1/2)(1/2): 7.5e-17); specs/xsf/orthogonal.toml.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops lddd->d, ffff->f, dddd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2418,8 +2418,7 @@ def modfresnelm(x, /, *, overwrite_input=None):
 
     Equivalent to ``scipy.special.modfresnelm``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.modfresnelm.html
     Type loops: f->FF, d->DD.
-    Platforms: cpu.
-    No CUDA kernels: `xsf/fresnel.h`'s modified Fresnel integrals call `pow(-1, k)` with an int exponent, which NVRTC finds ambiguous between CUDA's overloads.
+    Platforms: cpu, cuda.
     Returns a tuple (fm, km).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2434,8 +2433,7 @@ def modfresnelp(x, /, *, overwrite_input=None):
 
     Equivalent to ``scipy.special.modfresnelp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.modfresnelp.html
     Type loops: f->FF, d->DD.
-    Platforms: cpu.
-    No CUDA kernels: `xsf/fresnel.h`'s modified Fresnel integrals call `pow(-1, k)` with an int exponent, which NVRTC finds ambiguous between CUDA's overloads.
+    Platforms: cpu, cuda.
     Returns a tuple (fp, kp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a

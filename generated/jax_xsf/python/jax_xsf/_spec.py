@@ -6,7 +6,7 @@ VERSION = "0.1.0"
 LIBRARY = "libjax_xsf_ffi.so"
 CONTRACT_SYMBOL = "bg_jax_xsf_contract"
 # Stamped into the library too; a mismatch at import means stale build output.
-CONTRACT = "bridgegen 0.1.0; spec sha256:ed4fd22c43a3db56; xla-ffi-api 0.1"
+CONTRACT = "bridgegen 0.1.0; spec sha256:fe97f517cb3a2d28; xla-ffi-api 0.1"
 # Returns the CUDA architectures whose kernels the library embeds ("" if none).
 CUDA_ARCHS_SYMBOL = "bg_jax_xsf_cuda_archs"
 # Returns the build's facts as JSON; `bridgegen build` writes the same into _build.py.
@@ -540,9 +540,9 @@ UFUNCS = {
         inputs=("n", "alpha", "beta", "x"),
         outputs=("out",),
         loops=("lddd->d", "ffff->f", "fffF->F", "dddd->d", "dddD->D"),
-        platforms=("cpu",),
-        host_only_why="the kernels compile (the family's prelude keeps specfun out of them), but on the device Cephes' 2F1 leaves about 1e-17 where a polynomial is exactly 0 (P_5(0); GPU run of 2026-12-06), and the integer degree's recurrence, which the other real-degree eval_* loops take on [-1, 1], misses exact zeros SciPy's 2F1 hits (P_5^(1/2, 1/2)(1/2): 7.5e-17); specs/xsf/orthogonal.toml",
-        handlers={"cpu": "bg_jax_xsf_eval_jacobi_cpu"},
+        platforms=("cpu", "cuda"),
+        cuda_loops=("lddd->d", "ffff->f", "dddd->d"),
+        handlers={"cpu": "bg_jax_xsf_eval_jacobi_cpu", "cuda": "bg_jax_xsf_eval_jacobi_cuda"},
         derivatives=("x",),
         nondiff=("n", "alpha", "beta"),
     ),
@@ -595,9 +595,9 @@ UFUNCS = {
         inputs=("n", "p", "q", "x"),
         outputs=("out",),
         loops=("lddd->d", "ffff->f", "fffF->F", "dddd->d", "dddD->D"),
-        platforms=("cpu",),
-        host_only_why="the kernels compile (the family's prelude keeps specfun out of them), but on the device Cephes' 2F1 leaves about 1e-17 where a polynomial is exactly 0 (P_5(0); GPU run of 2026-12-06), and the integer degree's recurrence, which the other real-degree eval_* loops take on [-1, 1], misses exact zeros SciPy's 2F1 hits (P_5^(1/2, 1/2)(1/2): 7.5e-17); specs/xsf/orthogonal.toml",
-        handlers={"cpu": "bg_jax_xsf_eval_sh_jacobi_cpu"},
+        platforms=("cpu", "cuda"),
+        cuda_loops=("lddd->d", "ffff->f", "dddd->d"),
+        handlers={"cpu": "bg_jax_xsf_eval_sh_jacobi_cpu", "cuda": "bg_jax_xsf_eval_sh_jacobi_cuda"},
         derivatives=("x",),
         nondiff=("n", "p", "q"),
     ),
@@ -1505,9 +1505,8 @@ UFUNCS = {
         inputs=("x",),
         outputs=("fm", "km"),
         loops=("f->FF", "d->DD"),
-        platforms=("cpu",),
-        host_only_why="`xsf/fresnel.h`'s modified Fresnel integrals call `pow(-1, k)` with an int exponent, which NVRTC finds ambiguous between CUDA's overloads",
-        handlers={"cpu": "bg_jax_xsf_modfresnelm_cpu"},
+        platforms=("cpu", "cuda"),
+        handlers={"cpu": "bg_jax_xsf_modfresnelm_cpu", "cuda": "bg_jax_xsf_modfresnelm_cuda"},
         derivatives=("x",),
         nondiff=(),
     ),
@@ -1516,9 +1515,8 @@ UFUNCS = {
         inputs=("x",),
         outputs=("fp", "kp"),
         loops=("f->FF", "d->DD"),
-        platforms=("cpu",),
-        host_only_why="`xsf/fresnel.h`'s modified Fresnel integrals call `pow(-1, k)` with an int exponent, which NVRTC finds ambiguous between CUDA's overloads",
-        handlers={"cpu": "bg_jax_xsf_modfresnelp_cpu"},
+        platforms=("cpu", "cuda"),
+        handlers={"cpu": "bg_jax_xsf_modfresnelp_cpu", "cuda": "bg_jax_xsf_modfresnelp_cuda"},
         derivatives=("x",),
         nondiff=(),
     ),

@@ -30,7 +30,6 @@ inline cdouble mul(double d, cdouble v) { return cdouble(d * v.real() - 0.0 * v.
 #endif
 
 // Integer degree: the recurrences below.
-inline double jacobi(long long n, double alpha, double beta, double x);
 inline double gegenbauer(long long n, double alpha, double x);
 inline double chebyt(long long k, double x);
 inline double chebyu(long long k, double x);
@@ -68,8 +67,8 @@ template <class T> T legendre(double n, T x) { return f21(-n, n + 1, 1.0, 0.5 * 
 // SciPy's double-degree loops use: the recurrences give NaN where the value overflows
 // (inf - inf) and for T_0(NaN), where 2F1 gives +-inf and 1. The Jacobi polynomials keep
 // 2F1, as SciPy (their recurrence misses exact zeros 2F1 hits: P_5^(1/2, 1/2)(1/2) = 0,
-// where it leaves 7.5e-17), so they stay on the host. (These overloads win over the
-// templates for double.)
+// where it leaves 7.5e-17), and their kernels round as the host (`cuda_fmad = false`).
+// (These overloads win over the templates for double.)
 inline bool integer_degree(double n) { return n >= 0 && n < 1e10 && n == static_cast<double>(static_cast<long long>(n)); }
 inline bool by_recurrence(double n, double x) { return integer_degree(n) && std::abs(x) <= 1; }
 inline double gegenbauer(double n, double alpha, double x) {
