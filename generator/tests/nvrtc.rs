@@ -22,7 +22,7 @@ fn compiles_cubin_and_ptx_and_caches_them() {
     let tmp = std::env::temp_dir().join(format!("bridgegen-nvrtc-test-{}", std::process::id()));
     let cache = tmp.join("cache");
     let crate_dir = root.join("tests/golden/minimal/expected/rust");
-    let fns = [source("digamma", &[]), source("gammaln", &[])];
+    let fns = [source("digamma", true), source("gammaln", true)];
     let archs = nvrtc::parse_archs("sm_90,compute_80").unwrap();
     let include = root.join("runtime/rust/include");
     let out = tmp.join("kernels");
@@ -53,7 +53,7 @@ fn compiles_cubin_and_ptx_and_caches_them() {
     // keeps the fma() calls it makes itself); digamma's entries stay cached.
     let fmas = |ptx: &str| ptx.matches("fma.rn").count();
     let contracted = fmas(&std::fs::read_to_string(out.join("gammaln.compute_80.ptx")).unwrap());
-    let fns = [source("digamma", &[]), source("gammaln", &["--fmad=false"])];
+    let fns = [source("digamma", true), source("gammaln", false)];
     let third = nvrtc::compile_kernels(&nvrtc::Request { functions: &fns, ..request }).unwrap().unwrap();
     assert_eq!((third.compiled, third.cached), (2, 2));
     let separate = std::fs::read_to_string(out.join("gammaln.compute_80.ptx")).unwrap();
@@ -62,8 +62,8 @@ fn compiles_cubin_and_ptx_and_caches_them() {
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
-fn source(function: &str, options: &[&str]) -> nvrtc::KernelSource {
-    nvrtc::KernelSource { function: function.into(), options: options.iter().map(|o| o.to_string()).collect() }
+fn source(function: &str, fmad: bool) -> nvrtc::KernelSource {
+    nvrtc::KernelSource { function: function.into(), fmad }
 }
 
 /// One function's sm_90 cubin, into `tmp`/out with its cache in `tmp`/cache.
@@ -76,7 +76,7 @@ fn compile(
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     nvrtc::compile_kernels(&nvrtc::Request {
         crate_dir,
-        functions: &[source(function, &[])],
+        functions: &[source(function, true)],
         archs: &["sm_90".into()],
         tools,
         runtime_include: &root.join("runtime/rust/include"),
@@ -119,5 +119,47 @@ fn cuda_12_nvrtc_compiles_the_kernels_for_sm_90() {
     assert!(report.nvrtc_version.starts_with("12."), "{}", report.nvrtc_version);
     let cubin = std::fs::read(tmp.join("out/gammaln.sm_90.cubin")).unwrap();
     assert_eq!(&cubin[..4], b"\x7fELF");
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn the_template_declares_what_xsf_headers_lack_under_nvrtc() {
+    // xsf/fresnel.h calls pow and sqrt of ints and std::sin/cos of a complex, xsf/boxcox.h
+    // std::expm1: CuPy's config.h maps neither under NVRTC, the CUDA template does
+    // (emit/view.rs: NVRTC_FRESNEL_GAPS, NVRTC_STD_GAPS). Without that, these fail to compile.
+    let tools = python::cuda_tools().unwrap();
+    if tools.nvrtc.is_none() || tools.cupy_include.is_none() {
+        return; // reported by the first test
+    }
+    let spec = r#"
+[package]
+name = "jax_shims"
+version = "0.1.0"
+
+[[ufunc]]
+name = "modfresnelp"
+headers = ["xsf/fresnel.h"]
+inputs = ["x"]
+outputs = ["fp", "kp"]
+expr = "xsf::modified_fresnel_plus(x, fp, kp)"
+loops = ["d->DD"]
+
+[[ufunc]]
+name = "boxcox"
+headers = ["xsf/boxcox.h"]
+inputs = ["x", "lmbda"]
+expr = "xsf::boxcox(x, lmbda)"
+loops = ["dd->d"]
+"#;
+    let pkg = bridgegen::load_str("shims.toml", spec).unwrap();
+    let tmp = std::env::temp_dir().join(format!("bridgegen-nvrtc-shims-{}", std::process::id()));
+    bridgegen::fs::write_output(&tmp.join("pkg"), &bridgegen::render(&pkg).unwrap()).unwrap();
+    for f in ["modfresnelp", "boxcox"] {
+        let report = compile(&tools, &tmp.join("pkg/rust"), f, &tmp).unwrap().unwrap();
+        assert_eq!(report.compiled, 1, "{f}");
+        let cubin = std::fs::read(tmp.join(format!("out/{f}.sm_90.cubin"))).unwrap();
+        let k = format!("bg_jax_shims_{f}__");
+        assert!(cubin.windows(k.len()).any(|w| w == k.as_bytes()), "{k} missing from the cubin");
+    }
     let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -153,10 +153,7 @@ pub fn build(opts: &BuildOptions) -> Result<Summary, Error> {
         .ufuncs
         .iter()
         .filter(|u| u.platforms.contains(&Platform::Cuda))
-        .map(|u| nvrtc::KernelSource {
-            function: u.name.clone(),
-            options: if u.cuda_fmad { vec![] } else { vec!["--fmad=false".into()] },
-        })
+        .map(|u| nvrtc::KernelSource { function: u.name.clone(), fmad: u.cuda_fmad })
         .collect();
     let mut kernels_dir = None;
     if !cuda_fns.is_empty() && opts.cuda_archs.is_empty() {

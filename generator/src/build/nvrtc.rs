@@ -254,8 +254,20 @@ fn options(tools: &CudaTools, cupy: &Path, runtime_include: &Path, arch: &str) -
 /// One function's kernels: its source is `cuda/<function>.cu`.
 pub struct KernelSource {
     pub function: String,
-    /// Options after CuPy's (`--fmad=false` for a spec's `cuda_fmad = false`).
-    pub options: Vec<String>,
+    /// Whether NVRTC may contract multiply-adds (CuPy's default; a spec's `cuda_fmad`).
+    pub fmad: bool,
+}
+
+impl KernelSource {
+    /// NVRTC options after CuPy's. Empty for a function with CuPy's defaults, so its cache
+    /// key is the one it always had.
+    fn extra_options(&self) -> Vec<String> {
+        if self.fmad {
+            Vec::new()
+        } else {
+            vec!["--fmad=false".into()]
+        }
+    }
 }
 
 /// What to compile, where from and where to.
@@ -313,12 +325,12 @@ pub fn compile_kernels(req: &Request) -> Result<Result<KernelReport, String>, Er
         key: String,
     }
     let mut jobs = Vec::new();
-    for KernelSource { function: f, options: extra } in functions {
+    for ks in functions {
+        let (f, extra) = (&ks.function, ks.extra_options());
         let path = crate_dir.join(crate::ir::names::kernel_source(f));
         let source = std::fs::read_to_string(&path).map_err(|source| Error::Io { path: path.clone(), source })?;
         for (arch, opts) in archs.iter().zip(&arch_options) {
-            // A function without options of its own keeps the cache key it always had.
-            let opts: Vec<String> = opts.iter().chain(extra).cloned().collect();
+            let opts: Vec<String> = opts.iter().chain(&extra).cloned().collect();
             let mut h = base.clone();
             for o in &opts {
                 h.update(o.as_bytes());

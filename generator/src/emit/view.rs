@@ -335,6 +335,10 @@ fn rules_view(pkg: &Package) -> RulesView {
 const NVRTC_STD_GAPS: &[&str] =
     &["xsf/exp.h", "xsf/convex_analysis.h", "xsf/boxcox.h", "xsf/ndtri_exp.h", "xsf/cephes/ellpj.h"];
 
+/// The header of CuPy 14.2's xsf that calls `pow` and `sqrt` of ints (ambiguous under NVRTC)
+/// and `std::sin`/`std::cos` of a complex (not in its config.h); the template declares them.
+const NVRTC_FRESNEL_GAPS: &str = "xsf/fresnel.h";
+
 /// The C++ variables of a loop's inputs or outputs.
 fn vars(names: &[String], store: &[DType], compute: &[DType], layout: &[(usize, usize)]) -> Vec<VarView> {
     names
@@ -436,7 +440,7 @@ fn ufunc_view(pkg: &Package, u: &Ufunc) -> UfuncView {
             String::new()
         },
         std_shim: u.cuda_headers.iter().any(|h| NVRTC_STD_GAPS.contains(&h.as_str())),
-        fresnel_shim: u.cuda_headers.iter().any(|h| h == "xsf/fresnel.h"),
+        fresnel_shim: u.cuda_headers.iter().any(|h| h == NVRTC_FRESNEL_GAPS),
         fmad: u.cuda_fmad,
         shared_preludes: u
             .shared_preludes
