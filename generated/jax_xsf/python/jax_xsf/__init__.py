@@ -1008,8 +1008,8 @@ def eval_jacobi(n, alpha, beta, x, /, *, overwrite_input=None):
     """Jacobi polynomial P_n^(alpha, beta)(x).
 
     Type loops: lddd->d, ffff->f, fffF->F, dddd->d, dddD->D.
-    Platforms: cpu.
-    No CUDA kernels: not yet run on a GPU: with `cuda_fmad = false` the kernels compile (sm_90, NVRTC 13.0, 2026-12-07) and should keep the exact zeros of Cephes' 2F1 series, which contracted multiply-adds lose (P_5^(1/2,1/2)(1/2): -7.9e-17 from a host build with -mfma -ffp-contract=fast, 0 without); commit 2ed63e4 has their device keys, to restore with a GPU run of the gpu tests.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops lddd->d, ffff->f, dddd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -1078,8 +1078,8 @@ def eval_sh_jacobi(n, p, q, x, /, *, overwrite_input=None):
     """Shifted Jacobi polynomial G_n^(p, q)(x).
 
     Type loops: lddd->d, ffff->f, fffF->F, dddd->d, dddD->D.
-    Platforms: cpu.
-    No CUDA kernels: not yet run on a GPU: with `cuda_fmad = false` the kernels compile (sm_90, NVRTC 13.0, 2026-12-07) and should keep the exact zeros of Cephes' 2F1 series, which contracted multiply-adds lose (P_5^(1/2,1/2)(1/2): -7.9e-17 from a host build with -mfma -ffp-contract=fast, 0 without); commit 2ed63e4 has their device keys, to restore with a GPU run of the gpu tests.
+    Platforms: cpu, cuda.
+    On CUDA devices only loops lddd->d, ffff->f, dddd->d; the others run on the host only.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2418,8 +2418,7 @@ def modfresnelm(x, /, *, overwrite_input=None):
 
     Equivalent to ``scipy.special.modfresnelm``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.modfresnelm.html
     Type loops: f->FF, d->DD.
-    Platforms: cpu.
-    No CUDA kernels: not yet run on a GPU: the kernels compile (sm_90, NVRTC 13.0, 2026-12-07) with the declarations fresnel.h lacks under NVRTC (templates/cuda/ufunc.cu.j2: pow and sqrt of ints, std::sin and std::cos of a complex); commit 2ed63e4 puts them on the device, to restore with a GPU run of the gpu tests.
+    Platforms: cpu, cuda.
     Returns a tuple (fm, km).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
@@ -2434,8 +2433,7 @@ def modfresnelp(x, /, *, overwrite_input=None):
 
     Equivalent to ``scipy.special.modfresnelp``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.modfresnelp.html
     Type loops: f->FF, d->DD.
-    Platforms: cpu.
-    No CUDA kernels: not yet run on a GPU: the kernels compile (sm_90, NVRTC 13.0, 2026-12-07) with the declarations fresnel.h lacks under NVRTC (templates/cuda/ufunc.cu.j2: pow and sqrt of ints, std::sin and std::cos of a complex); commit 2ed63e4 puts them on the device, to restore with a GPU run of the gpu tests.
+    Platforms: cpu, cuda.
     Returns a tuple (fp, kp).
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a

@@ -6,7 +6,7 @@ VERSION = "0.1.0"
 LIBRARY = "libjax_xsf_ffi.so"
 CONTRACT_SYMBOL = "bg_jax_xsf_contract"
 # Stamped into the library too; a mismatch at import means stale build output.
-CONTRACT = "bridgegen 0.1.0; spec sha256:5b74dd98e49ca2b8; xla-ffi-api 0.1"
+CONTRACT = "bridgegen 0.1.0; spec sha256:fe97f517cb3a2d28; xla-ffi-api 0.1"
 # Returns the CUDA architectures whose kernels the library embeds ("" if none).
 CUDA_ARCHS_SYMBOL = "bg_jax_xsf_cuda_archs"
 # Returns the build's facts as JSON; `bridgegen build` writes the same into _build.py.
@@ -540,9 +540,9 @@ UFUNCS = {
         inputs=("n", "alpha", "beta", "x"),
         outputs=("out",),
         loops=("lddd->d", "ffff->f", "fffF->F", "dddd->d", "dddD->D"),
-        platforms=("cpu",),
-        host_only_why="not yet run on a GPU: with `cuda_fmad = false` the kernels compile (sm_90, NVRTC 13.0, 2026-12-07) and should keep the exact zeros of Cephes' 2F1 series, which contracted multiply-adds lose (P_5^(1/2,1/2)(1/2): -7.9e-17 from a host build with -mfma -ffp-contract=fast, 0 without); commit 2ed63e4 has their device keys, to restore with a GPU run of the gpu tests",
-        handlers={"cpu": "bg_jax_xsf_eval_jacobi_cpu"},
+        platforms=("cpu", "cuda"),
+        cuda_loops=("lddd->d", "ffff->f", "dddd->d"),
+        handlers={"cpu": "bg_jax_xsf_eval_jacobi_cpu", "cuda": "bg_jax_xsf_eval_jacobi_cuda"},
         derivatives=("x",),
         nondiff=("n", "alpha", "beta"),
     ),
@@ -595,9 +595,9 @@ UFUNCS = {
         inputs=("n", "p", "q", "x"),
         outputs=("out",),
         loops=("lddd->d", "ffff->f", "fffF->F", "dddd->d", "dddD->D"),
-        platforms=("cpu",),
-        host_only_why="not yet run on a GPU: with `cuda_fmad = false` the kernels compile (sm_90, NVRTC 13.0, 2026-12-07) and should keep the exact zeros of Cephes' 2F1 series, which contracted multiply-adds lose (P_5^(1/2,1/2)(1/2): -7.9e-17 from a host build with -mfma -ffp-contract=fast, 0 without); commit 2ed63e4 has their device keys, to restore with a GPU run of the gpu tests",
-        handlers={"cpu": "bg_jax_xsf_eval_sh_jacobi_cpu"},
+        platforms=("cpu", "cuda"),
+        cuda_loops=("lddd->d", "ffff->f", "dddd->d"),
+        handlers={"cpu": "bg_jax_xsf_eval_sh_jacobi_cpu", "cuda": "bg_jax_xsf_eval_sh_jacobi_cuda"},
         derivatives=("x",),
         nondiff=("n", "p", "q"),
     ),
@@ -1505,9 +1505,8 @@ UFUNCS = {
         inputs=("x",),
         outputs=("fm", "km"),
         loops=("f->FF", "d->DD"),
-        platforms=("cpu",),
-        host_only_why="not yet run on a GPU: the kernels compile (sm_90, NVRTC 13.0, 2026-12-07) with the declarations fresnel.h lacks under NVRTC (templates/cuda/ufunc.cu.j2: pow and sqrt of ints, std::sin and std::cos of a complex); commit 2ed63e4 puts them on the device, to restore with a GPU run of the gpu tests",
-        handlers={"cpu": "bg_jax_xsf_modfresnelm_cpu"},
+        platforms=("cpu", "cuda"),
+        handlers={"cpu": "bg_jax_xsf_modfresnelm_cpu", "cuda": "bg_jax_xsf_modfresnelm_cuda"},
         derivatives=("x",),
         nondiff=(),
     ),
@@ -1516,9 +1515,8 @@ UFUNCS = {
         inputs=("x",),
         outputs=("fp", "kp"),
         loops=("f->FF", "d->DD"),
-        platforms=("cpu",),
-        host_only_why="not yet run on a GPU: the kernels compile (sm_90, NVRTC 13.0, 2026-12-07) with the declarations fresnel.h lacks under NVRTC (templates/cuda/ufunc.cu.j2: pow and sqrt of ints, std::sin and std::cos of a complex); commit 2ed63e4 puts them on the device, to restore with a GPU run of the gpu tests",
-        handlers={"cpu": "bg_jax_xsf_modfresnelp_cpu"},
+        platforms=("cpu", "cuda"),
+        handlers={"cpu": "bg_jax_xsf_modfresnelp_cpu", "cuda": "bg_jax_xsf_modfresnelp_cuda"},
         derivatives=("x",),
         nondiff=(),
     ),

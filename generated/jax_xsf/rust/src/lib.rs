@@ -3976,6 +3976,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_jacobi_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_JACOBI)
 }
+static CUDA_EVAL_JACOBI: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_jacobi",
+    nin: 4usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_jacobi",
+        kernels::IMAGES_EVAL_JACOBI,
+        &[
+            c"bg_jax_xsf_eval_jacobi__lddd_d",
+            c"bg_jax_xsf_eval_jacobi__ffff_f",
+            c"bg_jax_xsf_eval_jacobi__dddd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_jacobi` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_jacobi_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_JACOBI)
+}
 static CPU_EVAL_LAGUERRE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_laguerre",
     nin: 2usize,
@@ -4272,6 +4302,36 @@ pub unsafe extern "C" fn bg_jax_xsf_eval_sh_jacobi_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_EVAL_SH_JACOBI)
+}
+static CUDA_EVAL_SH_JACOBI: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.eval_sh_jacobi",
+    nin: 4usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::S64, DType::F64, DType::F64, DType::F64, DType::F64],
+        &[DType::F32, DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.eval_sh_jacobi",
+        kernels::IMAGES_EVAL_SH_JACOBI,
+        &[
+            c"bg_jax_xsf_eval_sh_jacobi__lddd_d",
+            c"bg_jax_xsf_eval_sh_jacobi__ffff_f",
+            c"bg_jax_xsf_eval_sh_jacobi__dddd_d",
+        ],
+        4096usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.eval_sh_jacobi` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_eval_sh_jacobi_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_EVAL_SH_JACOBI)
 }
 static CPU_EVAL_SH_LEGENDRE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.eval_sh_legendre",
@@ -8007,6 +8067,31 @@ pub unsafe extern "C" fn bg_jax_xsf_modfresnelm_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_MODFRESNELM)
 }
+static CUDA_MODFRESNELM: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.modfresnelm",
+    nin: 1usize,
+    nout: 2usize,
+    loops: &[
+        &[DType::F32, DType::C64, DType::C64],
+        &[DType::F64, DType::C128, DType::C128],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.modfresnelm",
+        kernels::IMAGES_MODFRESNELM,
+        &[c"bg_jax_xsf_modfresnelm__f_FF", c"bg_jax_xsf_modfresnelm__d_DD"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.modfresnelm` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_modfresnelm_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_MODFRESNELM)
+}
 static CPU_MODFRESNELP: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.modfresnelp",
     nin: 1usize,
@@ -8031,6 +8116,31 @@ pub unsafe extern "C" fn bg_jax_xsf_modfresnelp_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_MODFRESNELP)
+}
+static CUDA_MODFRESNELP: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.modfresnelp",
+    nin: 1usize,
+    nout: 2usize,
+    loops: &[
+        &[DType::F32, DType::C64, DType::C64],
+        &[DType::F64, DType::C128, DType::C128],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.modfresnelp",
+        kernels::IMAGES_MODFRESNELP,
+        &[c"bg_jax_xsf_modfresnelp__f_FF", c"bg_jax_xsf_modfresnelp__d_DD"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.modfresnelp` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_modfresnelp_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_MODFRESNELP)
 }
 static CPU_MODSTRUVE: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.modstruve",
@@ -11230,7 +11340,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:5b74dd98e49ca2b8; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:fe97f517cb3a2d28; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.

@@ -1,0 +1,99 @@
+"""Exact values of the classical orthogonal polynomials of SciPy's 2F1 family, for the
+tests' one documented exception: where a polynomial's value overflows, SciPy's Cephes 2F1
+may return NaN (its series meets inf - inf) while ours returns the infinity (a GPU run of
+2026-12-07: eval_chebyu(32, 1e10), about 4.3e329, NaN in SciPy, inf on the device). The
+terminating hypergeometric series is summed in rational arithmetic (a float is a rational),
+so the value's magnitude and sign are exact. Python's Fraction suffices for degrees of
+the tests' ranges; no mpmath dependency.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+
+def _rising(a: Fraction, k: int) -> Fraction:
+    out = Fraction(1)
+    for i in range(k):
+        out *= a + i
+    return out
+
+
+def _f21(n: int, b: Fraction, c: Fraction, z: Fraction) -> Fraction | None:
+    """2F1(-n, b; c; z), a polynomial of degree n; None where a denominator (c)_k is 0."""
+    total, term = Fraction(0), Fraction(1)
+    for k in range(n + 1):
+        total += term
+        den = (c + k) * (k + 1)
+        if den == 0:
+            return None
+        term = term * (k - n) * (b + k) / den * z
+    return total
+
+
+def _jacobi(n, alpha, beta, x):
+    f = _f21(n, n + alpha + beta + 1, alpha + 1, (1 - x) / 2)
+    return None if f is None else _rising(alpha + 1, n) / _rising(Fraction(1), n) * f
+
+
+def _gegenbauer(n, alpha, x):
+    f = _f21(n, n + 2 * alpha, alpha + Fraction(1, 2), (1 - x) / 2)
+    return None if f is None else _rising(2 * alpha, n) / _rising(Fraction(1), n) * f
+
+
+def _chebyt(n, x):
+    return _f21(n, Fraction(n), Fraction(1, 2), (1 - x) / 2)
+
+
+def _chebyu(n, x):
+    f = _f21(n, Fraction(n + 2), Fraction(3, 2), (1 - x) / 2)
+    return None if f is None else (n + 1) * f
+
+
+def _legendre(n, x):
+    return _f21(n, Fraction(n + 1), Fraction(1), (1 - x) / 2)
+
+
+def _sh_jacobi(n, p, q, x):
+    v = _jacobi(n, p - q, q - 1, 2 * x - 1)
+    norm = _rising(n + p, n) / _rising(Fraction(1), n)  # binom(2n + p - 1, n)
+    return None if v is None or norm == 0 else v / norm
+
+
+# SciPy's name -> the exact value from (degree, *parameters, x) as Fractions.
+EXACT = {
+    "eval_chebyt": _chebyt,
+    "eval_chebyu": _chebyu,
+    "eval_chebyc": lambda n, x: None if (v := _chebyt(n, x / 2)) is None else 2 * v,
+    "eval_chebys": lambda n, x: _chebyu(n, x / 2),
+    "eval_sh_chebyt": lambda n, x: _chebyt(n, 2 * x - 1),
+    "eval_sh_chebyu": lambda n, x: _chebyu(n, 2 * x - 1),
+    "eval_legendre": _legendre,
+    "eval_sh_legendre": lambda n, x: _legendre(n, 2 * x - 1),
+    "eval_gegenbauer": _gegenbauer,
+    "eval_jacobi": _jacobi,
+    "eval_sh_jacobi": _sh_jacobi,
+}
+
+
+def exact_value(name: str, args) -> Fraction | None:
+    """The exact value of `name` at one point (its arguments as Python or NumPy scalars);
+    None where it is not one of these polynomials at a non-negative integer degree up to 200
+    with finite arguments."""
+    f = EXACT.get(name)
+    if f is None:
+        return None
+    try:
+        n, *rest = (Fraction(float(a)) for a in args)
+    except (ValueError, OverflowError):  # NaN or inf
+        return None
+    if n.denominator != 1 or not 0 <= n <= 200:
+        return None
+    return f(int(n), *rest)
+
+
+def overflows_as(name: str, args, got: float, limit: float) -> bool:
+    """Whether `got` is the infinity `name`'s exact value overflows to: |value| > limit (the
+    output type's largest finite number) with got's sign."""
+    v = exact_value(name, args)
+    return v is not None and abs(v) > Fraction(float(limit)) and (v > 0) == (got > 0) and abs(got) == float("inf")
