@@ -5,9 +5,9 @@ Inputs are fresh random draws (the spec's `test.ranges`, else [-10, 10]) plus ed
 (0, negatives, integers, large magnitudes, nan, inf). The reference is SciPy in float64 on
 the same (float32-rounded, where the loop is float32) inputs. Checks: identical NaN
 pattern, identical infinities, and a max relative error of 1e-13 (float64) or 1e-5
-(float32) away from zeros of the function. One exception, checked exactly: where an
-orthogonal polynomial's value overflows, SciPy's 2F1 may give NaN and ours the infinity
-(exact_polynomials.py).
+(float32) away from zeros of the function. Documented differences leave their points out
+(`*_DIFFERS` below), but for one, checked exactly instead: where an orthogonal polynomial's
+value overflows, SciPy's 2F1 may give NaN and ours the infinity (exact_polynomials.py).
 
 "Away from zeros" is measured, not guessed: the relative condition number
 kappa = sum_j |x_j df/dx_j| / |f| is estimated from SciPy by central differences. Near a
@@ -468,8 +468,8 @@ def check_args_against_scipy(name, sig, platform, args):
 
 def overflow_where_scipy_nan(name, args, got, want, code):
     """SciPy's reference with its NaN replaced by our infinity where the exact value
-    overflows to it: the one documented exception (exact_polynomials.py), for the
-    orthogonal polynomials whose 2F1 series meets inf - inf in SciPy."""
+    overflows to it (exact_polynomials.py): the orthogonal polynomials whose 2F1 series
+    meets inf - inf in SciPy."""
     if code not in REAL:
         return want
     limit = float(np.finfo(REAL[code]).max)
