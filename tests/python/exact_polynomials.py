@@ -10,6 +10,7 @@ the tests' ranges; no mpmath dependency.
 from __future__ import annotations
 
 from fractions import Fraction
+from math import factorial
 
 
 def _rising(a: Fraction, k: int) -> Fraction:
@@ -33,12 +34,12 @@ def _f21(n: int, b: Fraction, c: Fraction, z: Fraction) -> Fraction | None:
 
 def _jacobi(n, alpha, beta, x):
     f = _f21(n, n + alpha + beta + 1, alpha + 1, (1 - x) / 2)
-    return None if f is None else _rising(alpha + 1, n) / _rising(Fraction(1), n) * f
+    return None if f is None else _rising(alpha + 1, n) / factorial(n) * f
 
 
 def _gegenbauer(n, alpha, x):
     f = _f21(n, n + 2 * alpha, alpha + Fraction(1, 2), (1 - x) / 2)
-    return None if f is None else _rising(2 * alpha, n) / _rising(Fraction(1), n) * f
+    return None if f is None else _rising(2 * alpha, n) / factorial(n) * f
 
 
 def _chebyt(n, x):
@@ -56,7 +57,7 @@ def _legendre(n, x):
 
 def _sh_jacobi(n, p, q, x):
     v = _jacobi(n, p - q, q - 1, 2 * x - 1)
-    norm = _rising(n + p, n) / _rising(Fraction(1), n)  # binom(2n + p - 1, n)
+    norm = _rising(n + p, n) / factorial(n)  # binom(2n + p - 1, n)
     return None if v is None or norm == 0 else v / norm
 
 
