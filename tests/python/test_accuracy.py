@@ -526,6 +526,32 @@ def test_exact_polynomials_match_scipy_and_find_its_overflow_nan():
     assert overflows_as("eval_chebyu", [32.0, 1e9], np.inf, np.finfo(np.float32).max)
 
 
+# Integer-degree points where a sum of differences cancels near x = 0 (the first four; SciPy
+# 1.18's recurrence: 8.8e-13, 1.5e-13, 2.2e-13 and 1e-11 off) or the binomial normalisation
+# C_n(1) = binom(n + 2 alpha - 1, n) loses alpha's low bits (the rest: 7.5e-14 off; 2e-9,
+# where SciPy takes 2 alpha / n for tiny alpha). Each value's condition number is about 1.
+NEAR_ZERO_POINTS = [
+    ("eval_gegenbauer", [5, -0.224, -9.0e-5]),
+    ("eval_gegenbauer", [23, 2.82, -4.8e-4]),
+    ("eval_gegenbauer", [21, 4.12, -3.6e-4]),
+    ("eval_legendre", [13, -1.0148370820726136e-05]),
+    ("eval_gegenbauer", [27, -1.1868425981242936e-3, -0.20986972220146383]),
+    ("eval_gegenbauer", [2, 1e-9, 1.0]),
+    ("eval_gegenbauer", [10, 3e-6, 0.3]),
+]
+
+
+@pytest.mark.parametrize("platform", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def test_gegenbauer_and_legendre_near_zero_and_small_alpha(platform):
+    device = jax.devices(platform)[0]
+    for name, args in NEAR_ZERO_POINTS:
+        for n in (np.int64(args[0]), np.float64(args[0])):  # the l loop and the d loop
+            values = [np.array([n]), *(np.array([a], dtype=np.float64) for a in args[1:])]
+            got = float(jax.jit(getattr(jax_xsf, name))(*jax.device_put(values, device))[0])
+            want = float(exact_value(name, args))
+            assert got == pytest.approx(want, rel=1e-14, abs=0), (name, args, n.dtype, (got - want) / want)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("sig", ["ff->f", "dd->d"])
 def test_overflowing_polynomial_on_gpu(sig):

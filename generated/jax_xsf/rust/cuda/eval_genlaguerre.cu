@@ -178,11 +178,19 @@ inline double gegenbauer(long long n, double alpha, double x) {
         }
         return sign * p;
     }
-    double p = normalized_gegenbauer(n, alpha, x);
-    if (std::abs(alpha / n) < 1e-8) {
-        return sign * 2 * alpha / n * p; // the binomial below loses precision for tiny alpha
+    // C_n(1) = (2 alpha)_n / n!, as a product: SciPy's xsf::binom(n + 2 alpha - 1, n) loses
+    // about n / |alpha| ulps for small alpha, where n + 2 alpha - 1 rounds alpha's low bits
+    // away (5e-8 at alpha = 1.3e-8, 7e-14 seen at alpha = -1.2e-3); the product is within
+    // about n ulps. For alpha > -1/2 its factors all lie on one side of 1 in magnitude, so it
+    // overflows only where C_n(1) does.
+    if (alpha < 0 && 2 * alpha == std::floor(2 * alpha) && n <= -2 * alpha) {
+        return nan; // as SciPy, whose binomial is NaN at these negative integers n + 2 alpha - 1
     }
-    return sign * xsf::binom(n + 2 * alpha - 1, n) * p;
+    double c = 1.0;
+    for (long long j = 0; j < n; ++j) {
+        c *= (2 * alpha + static_cast<double>(j)) / static_cast<double>(j + 1);
+    }
+    return sign * c * normalized_gegenbauer(n, alpha, x);
 }
 
 // Clenshaw's sum for T_k and U_k: b_j = 2x b_{j-1} - b_{j-2}.

@@ -294,7 +294,8 @@ mod tests {
     #[test]
     fn launches_split_large_outputs_into_contiguous_parts() {
         // (input shapes, output shape, limit); operands: the inputs, then the output.
-        let cases: &[(&[&[i64]], &[i64], i64)] = &[
+        type Case<'a> = (&'a [&'a [i64]], &'a [i64], i64);
+        let cases: &[Case] = &[
             (&[&[10], &[1]], &[10], 4),
             (&[&[10], &[1]], &[10], 100),
             (&[&[3, 5], &[5]], &[3, 5], 7),
