@@ -26,7 +26,7 @@ import numpy as np  # noqa: E402
 import scipy.special  # noqa: E402
 
 import jax_xsf  # noqa: E402
-from exact_polynomials import _gegenbauer, _legendre  # noqa: E402
+from exact_polynomials import EXACT  # noqa: E402
 
 H = Fraction(1, 10**7)  # central differences of the exact function, relative step
 
@@ -61,9 +61,10 @@ def main():
     n = np.array([r[0] for r in rows], dtype=np.int64)
     a = np.array([r[1] for r in rows])
     x = np.array([r[2] for r in rows])
-    legendre = lambda n, a, x: _legendre(n, x)  # noqa: E731
+    gegenbauer = EXACT["eval_gegenbauer"]
+    legendre = lambda n, a, x: EXACT["eval_legendre"](n, x)  # noqa: E731
     cases = {
-        "eval_gegenbauer": (_gegenbauer, jax.jit(jax_xsf.eval_gegenbauer)(*jax.device_put((n, a, x), device)),
+        "eval_gegenbauer": (gegenbauer, jax.jit(jax_xsf.eval_gegenbauer)(*jax.device_put((n, a, x), device)),
                             scipy.special.eval_gegenbauer(n, a, x), True),
         "eval_legendre": (legendre, jax.jit(jax_xsf.eval_legendre)(*jax.device_put((n, x), device)),
                           scipy.special.eval_legendre(n, x), False),
