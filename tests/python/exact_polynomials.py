@@ -1,7 +1,9 @@
-"""Exact values of the classical orthogonal polynomials of SciPy's 2F1 family, for the
-tests' one documented exception: where a polynomial's value overflows, SciPy's Cephes 2F1
-may return NaN (its series meets inf - inf) while ours returns the infinity (a GPU run of
-2026-12-07: eval_chebyu(32, 1e10), about 4.3e329, NaN in SciPy, inf on the device). The
+"""Exact values of the classical orthogonal polynomials (SciPy's eval_*: the 2F1 family and
+the Laguerre polynomials, 1F1), the arbiter where ours and SciPy's disagree: where a value
+overflows, SciPy's Cephes 2F1 may return NaN (its series meets inf - inf) while ours
+returns the infinity (a GPU run of 2026-12-07: eval_chebyu(32, 1e10), about 4.3e329, NaN in
+SciPy, inf on the device); and where SciPy's value loses digits that ours keeps (its
+recurrence near x = 0, its binomial normalisations near alpha = -1 and 2 alpha = 0). The
 terminating hypergeometric series is summed in rational arithmetic (a float is a rational),
 so the value's magnitude and sign are exact. Python's Fraction suffices for degrees of
 the tests' ranges; no mpmath dependency.
@@ -30,6 +32,23 @@ def _f21(n: int, b: Fraction, c: Fraction, z: Fraction) -> Fraction | None:
             return None
         term = term * (k - n) * (b + k) / den * z
     return total
+
+
+def _f11(n: int, c: Fraction, z: Fraction) -> Fraction | None:
+    """1F1(-n; c; z), a polynomial of degree n; None where a denominator (c)_k is 0."""
+    total, term = Fraction(0), Fraction(1)
+    for k in range(n + 1):
+        total += term
+        den = (c + k) * (k + 1)
+        if den == 0:
+            return None
+        term = term * (k - n) / den * z
+    return total
+
+
+def _genlaguerre(n, alpha, x):
+    f = _f11(n, alpha + 1, x)
+    return None if f is None else _rising(alpha + 1, n) / factorial(n) * f
 
 
 def _jacobi(n, alpha, beta, x):
@@ -74,6 +93,8 @@ EXACT = {
     "eval_gegenbauer": _gegenbauer,
     "eval_jacobi": _jacobi,
     "eval_sh_jacobi": _sh_jacobi,
+    "eval_genlaguerre": _genlaguerre,
+    "eval_laguerre": lambda n, x: _genlaguerre(n, Fraction(0), x),
 }
 
 

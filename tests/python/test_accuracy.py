@@ -475,26 +475,31 @@ def check_args_against_scipy(name, sig, platform, args):
 
 def exact_where_scipy_differs(name, args, got, want, code, rtol, kappa):
     """SciPy's reference with the exact value (exact_polynomials.py) put in where ours and
-    SciPy's disagree, for the orthogonal polynomials of the 2F1 family: SciPy's NaN where
-    the exact value overflows to our infinity (its series meets inf - inf), and finite
-    values further apart than the tolerance (SciPy 1.17.1's eval_gegenbauer(21, 4.12,
-    -3.6e-4), integer degree, is 2.2e-13 from the exact value: its recurrence in differences
-    cancels near x = 0; ours 2.5e-15). The comparison that follows holds ours to the exact
-    value with the same tolerance."""
-    if code not in REAL or name not in EXACT:
+    SciPy's disagree, for the orthogonal polynomials: SciPy's NaN where the exact value
+    overflows to our infinity (its series meets inf - inf; real loops), and finite values
+    further apart than the tolerance (SciPy 1.17.1's eval_gegenbauer(21, 4.12, -3.6e-4),
+    integer degree, is 2.2e-13 from the exact value: its recurrence in differences cancels
+    near x = 0; ours 2.5e-15. Its eval_sh_jacobi(3, 1.779, 2.778, 0.203 + 0j) is 2.6e-13
+    off: binom(n + alpha, n) at alpha = p - q = -0.9991; ours 5e-16). In the complex loops,
+    at points whose arguments are all real. The comparison that follows holds ours to the
+    exact value with the same tolerance."""
+    if code not in REAL and code not in COMPLEX or name not in EXACT:
         return want
-    limit = float(np.finfo(REAL[code]).max)
     with np.errstate(all="ignore"):
         allowed = relative_tolerance(rtol, kappa) * np.abs(want)
         apart = np.isfinite(want) & np.isfinite(got) & (np.abs(got - want) > allowed)
     want = want.copy()
-    for i in np.flatnonzero(np.isnan(want) & np.isinf(got)):
-        if overflows_as(name, [a[i] for a in args], float(got[i]), limit):
-            want[i] = got[i]
+    if code in REAL:
+        limit = float(np.finfo(REAL[code]).max)
+        for i in np.flatnonzero(np.isnan(want) & np.isinf(got)):
+            if overflows_as(name, [a[i] for a in args], float(got[i]), limit):
+                want[i] = got[i]
     for i in np.flatnonzero(apart):
-        v = exact_value(name, [a[i] for a in args])
-        if v is not None:
-            want[i] = float(v)
+        point = [a[i] for a in args]
+        if all(np.imag(a) == 0 for a in point):
+            v = exact_value(name, [np.real(a) for a in point])
+            if v is not None:
+                want[i] = float(v)
     return want
 
 
@@ -513,7 +518,7 @@ def test_exact_polynomials_match_scipy_and_find_its_overflow_nan():
     # The exception's arbiter agrees with SciPy where SciPy is finite (the terminating
     # series, exactly), and finds U_32(1e10) ~ 4.3e329 where SciPy's 2F1 gives NaN.
     rng = np.random.default_rng()
-    params = {"eval_gegenbauer": 1, "eval_jacobi": 2, "eval_sh_jacobi": 2}
+    params = {"eval_gegenbauer": 1, "eval_jacobi": 2, "eval_sh_jacobi": 2, "eval_genlaguerre": 1}
     for name in EXACT:
         for _ in range(20):
             n = int(rng.integers(0, 25))
@@ -531,26 +536,41 @@ def test_exact_polynomials_match_scipy_and_find_its_overflow_nan():
     assert overflows_as("eval_chebyu", [32.0, 1e9], np.inf, np.finfo(np.float32).max)
 
 
-# Integer-degree points where a sum of differences cancels near x = 0 (the first four; SciPy
-# 1.18's recurrence: 8.8e-13, 1.5e-13, 2.2e-13 and 1e-11 off) or the binomial normalisation
-# C_n(1) = binom(n + 2 alpha - 1, n) loses alpha's low bits (the rest: 7.5e-14 off; 2e-9,
-# where SciPy takes 2 alpha / n for tiny alpha). Each value's condition number is about 1.
+# Integer-degree points where SciPy's value loses digits: a sum of differences cancels near
+# x = 0 (the first four; SciPy 1.18's recurrence: 8.8e-13, 1.5e-13, 2.2e-13 and 1e-11 off),
+# or the binomial normalisation rounds alpha's low bits away: C_n(1) = binom(n + 2 alpha - 1,
+# n) for small alpha (the next three: 7.5e-14 off; 2e-9, where SciPy takes 2 alpha / n for
+# tiny alpha), and binom(n + alpha, n) near alpha = -1 for Jacobi and Laguerre (the rest:
+# SciPy 1.17.1 4e-9, 2e-6, 2.6e-13, 5e-11 and 2e-7 off). Each value is exact for its
+# floating-point arguments; where alpha is near -1 a relative change of alpha's last bit
+# moves the value by up to 1 / (alpha + 1) ulps, but ours keeps the digits of the inputs
+# as given, as a product (specs/xsf/orthogonal.toml, rising_over_factorial). The loop codes:
+# "d" where the real-degree loop reaches the same code; elsewhere it sums Cephes' 2F1 or
+# specfun's 1F1 (as SciPy), which lose digits of their own at alpha + 1 = 1e-9 (2e-14, 1e-7).
 NEAR_ZERO_POINTS = [
-    ("eval_gegenbauer", [5, -0.224, -9.0e-5]),
-    ("eval_gegenbauer", [23, 2.82, -4.8e-4]),
-    ("eval_gegenbauer", [21, 4.12, -3.6e-4]),
-    ("eval_legendre", [13, -1.0148370820726136e-05]),
-    ("eval_gegenbauer", [27, -1.1868425981242936e-3, -0.20986972220146383]),
-    ("eval_gegenbauer", [2, 1e-9, 1.0]),
-    ("eval_gegenbauer", [10, 3e-6, 0.3]),
+    ("eval_gegenbauer", [5, -0.224, -9.0e-5], "ld"),
+    ("eval_gegenbauer", [23, 2.82, -4.8e-4], "ld"),
+    ("eval_gegenbauer", [21, 4.12, -3.6e-4], "ld"),
+    ("eval_legendre", [13, -1.0148370820726136e-05], "ld"),
+    ("eval_gegenbauer", [27, -1.1868425981242936e-3, -0.20986972220146383], "ld"),
+    ("eval_gegenbauer", [2, 1e-9, 1.0], "ld"),
+    ("eval_gegenbauer", [10, 3e-6, 0.3], "ld"),
+    ("eval_jacobi", [5, -1 + 1e-6, 0.5, 0.3], "ld"),
+    ("eval_jacobi", [30, -1 + 1e-9, 2.0, -0.7], "l"),
+    ("eval_sh_jacobi", [3, 1.7789641050373086, 2.7781065619509033, 0.20295990456554025], "ld"),
+    ("eval_genlaguerre", [7, -1 + 1e-4, 2.5], "ld"),
+    ("eval_genlaguerre", [25, -1 + 1e-9, 11.0], "l"),
 ]
 
 
 @pytest.mark.parametrize("platform", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
-def test_gegenbauer_and_legendre_near_zero_and_small_alpha(platform):
+def test_orthogonal_polynomials_exact_where_scipy_loses_digits(platform):
     device = jax.devices(platform)[0]
-    for name, args in NEAR_ZERO_POINTS:
+    for name, args, codes in NEAR_ZERO_POINTS:
+        loops = UFUNCS[name]["loops"] if platform == "cpu" else UFUNCS[name].get("cuda_loops", UFUNCS[name]["loops"])
         for n in (np.int64(args[0]), np.float64(args[0])):  # the l loop and the d loop
+            if n.dtype.char not in codes or not any(s.startswith(n.dtype.char + "d") for s in loops):
+                continue
             values = [np.array([n]), *(np.array([a], dtype=np.float64) for a in args[1:])]
             got = float(jax.jit(getattr(jax_xsf, name))(*jax.device_put(values, device))[0])
             want = float(exact_value(name, args))

@@ -29,6 +29,30 @@ inline cdouble f11(double a, double b, cdouble z) { return a == 0 ? cdouble(1, 0
 inline cdouble mul(double d, cdouble v) { return cdouble(d * v.real() - 0.0 * v.imag(), d * v.imag() + 0.0 * v.real()); }
 #endif
 
+// (a + s)(a + s + 1) ... (a + s + n - 1) / n!, each factor a + k rounded once: the
+// normalisations binom(n + alpha, n) = (alpha + 1)_n / n! (Jacobi, Laguerre) and
+// (2 alpha)_n / n! (Gegenbauer). SciPy's xsf::binom(n + alpha, n) forms n + alpha first,
+// which rounds alpha's low bits away: near alpha = -1 (relative error 5e-11 at -1 + 1e-4,
+// 4e-3 at -1 + 1e-12) and, for the Gegenbauer pair, near 2 alpha = 0. The product is
+// within about n ulps. For a > -1 (s = 0 or 1) every factor lies on one side of 1 in
+// magnitude, so it overflows or underflows only where the value does.
+inline double rising_over_factorial(double a, long long s, long long n) {
+    double c = 1.0;
+    for (long long j = 0; j < n; ++j) {
+        c *= (a + static_cast<double>(s + j)) / static_cast<double>(j + 1);
+    }
+    return c;
+}
+inline bool integer_degree(double n) { return n >= 0 && n < 1e10 && n == static_cast<double>(static_cast<long long>(n)); }
+// binom(n + alpha, n): the product for an integer degree and finite alpha > -1 (the Laguerre
+// polynomials' whole domain, and the Jacobi polynomials' tested one); elsewhere SciPy's
+// xsf::binom, with its NaN where n + alpha is a negative integer, and at alpha = inf from
+// degree 20 on (the product's inf there would change SciPy's NaN pattern).
+inline double jacobi_norm(double n, double alpha) {
+    bool product = integer_degree(n) && alpha > -1 && alpha < std::numeric_limits<double>::infinity();
+    return product ? rising_over_factorial(alpha, 1, static_cast<long long>(n)) : xsf::binom(n + alpha, n);
+}
+
 // Integer degree: the recurrences below.
 inline double gegenbauer(long long n, double alpha, double x);
 inline double chebyt(long long k, double x);
@@ -49,7 +73,7 @@ template <class T> T jacobi(double n, double alpha, double beta, T x) {
             return mul((n + beta) / (2.0 * n), (x - 1.0) * jacobi(n - 1, 1.0, beta, x));
         }
     }
-    return mul(xsf::binom(n + alpha, n), f21(-n, n + alpha + beta + 1, alpha + 1, 0.5 * (1.0 - x)));
+    return mul(jacobi_norm(n, alpha), f21(-n, n + alpha + beta + 1, alpha + 1, 0.5 * (1.0 - x)));
 }
 template <class T> T gegenbauer(double n, double alpha, T x) {
     double d = xsf::cephes::Gamma(n + 2 * alpha) / xsf::cephes::Gamma(1 + n) / xsf::cephes::Gamma(2 * alpha);
@@ -69,7 +93,6 @@ template <class T> T legendre(double n, T x) { return f21(-n, n + 1, 1.0, 0.5 * 
 // 2F1, as SciPy (their recurrence misses exact zeros 2F1 hits: P_5^(1/2, 1/2)(1/2) = 0,
 // where it leaves 7.5e-17), and their kernels round as the host (`cuda_fmad = false`).
 // (These overloads win over the templates for double.)
-inline bool integer_degree(double n) { return n >= 0 && n < 1e10 && n == static_cast<double>(static_cast<long long>(n)); }
 inline bool by_recurrence(double n, double x) { return integer_degree(n) && std::abs(x) <= 1; }
 inline double gegenbauer(double n, double alpha, double x) {
     return integer_degree(n) ? gegenbauer(static_cast<long long>(n), alpha, x) : gegenbauer<double>(n, alpha, x);
@@ -82,7 +105,7 @@ template <class T> T genlaguerre(double n, double alpha, T x) {
     if (alpha <= -1) {
         return T(nan); // defined for alpha > -1 only
     }
-    return mul(xsf::binom(n + alpha, n), f11(-n, alpha + 1, x));
+    return mul(jacobi_norm(n, alpha), f11(-n, alpha + 1, x));
 }
 #endif
 
@@ -109,7 +132,7 @@ inline double jacobi(long long n, double alpha, double beta, double x) {
             (2 * (k + alpha + 1) * (k + alpha + beta + 1) * t);
         p = d + p;
     }
-    return xsf::binom(n + alpha, n) * p;
+    return jacobi_norm(static_cast<double>(n), alpha) * p;
 }
 
 // C_n^(alpha)(x) / C_n^(alpha)(1) for n >= 1, by the three-term recurrence of these ratios,
@@ -160,7 +183,9 @@ inline double gegenbauer(long long n, double alpha, double x) {
     double sign = x < 0 && n % 2 != 0 ? -1.0 : 1.0;
     x = std::abs(x);
     if (x < 1e-5) {
-        // Near 0 the recurrence cancels: the power series in x instead.
+        // SciPy's power series in x. The plain recurrence is as accurate here, but where 2 alpha
+        // is a negative integer above -n it divides by k + 2 alpha = 0 (C_3^(-1)(1e-6): NaN),
+        // where the series gives SciPy's finite value; Legendre keeps it as SciPy's too.
         long long a = n / 2;
         double d = (a % 2 == 0 ? 1.0 : -1.0) / xsf::cephes::beta(alpha, 1 + a);
         if (n == 2 * a) {
@@ -179,18 +204,12 @@ inline double gegenbauer(long long n, double alpha, double x) {
         return sign * p;
     }
     // C_n(1) = (2 alpha)_n / n!, as a product: SciPy's xsf::binom(n + 2 alpha - 1, n) loses
-    // about n / |alpha| ulps for small alpha, where n + 2 alpha - 1 rounds alpha's low bits
-    // away (5e-8 at alpha = 1.3e-8, 7e-14 seen at alpha = -1.2e-3); the product is within
-    // about n ulps. For alpha > -1/2 its factors all lie on one side of 1 in magnitude, so it
-    // overflows only where C_n(1) does.
+    // about n / |alpha| ulps for small alpha (5e-8 at alpha = 1.3e-8, 7e-14 seen at alpha =
+    // -1.2e-3).
     if (alpha < 0 && 2 * alpha == std::floor(2 * alpha) && n <= -2 * alpha) {
         return nan; // as SciPy, whose binomial is NaN at these negative integers n + 2 alpha - 1
     }
-    double c = 1.0;
-    for (long long j = 0; j < n; ++j) {
-        c *= (2 * alpha + static_cast<double>(j)) / static_cast<double>(j + 1);
-    }
-    return sign * c * normalized_gegenbauer(n, alpha, x);
+    return sign * rising_over_factorial(2 * alpha, 0, n) * normalized_gegenbauer(n, alpha, x);
 }
 
 // Clenshaw's sum for T_k and U_k: b_j = 2x b_{j-1} - b_{j-2}.
@@ -274,7 +293,7 @@ inline double genlaguerre(long long n, double alpha, double x) {
         d = -x / (k + alpha + 1) * p + (k / (k + alpha + 1)) * d;
         p = d + p;
     }
-    return xsf::binom(n + alpha, n) * p;
+    return jacobi_norm(static_cast<double>(n), alpha) * p;
 }
 
 // He_n by the downward form of He_{k+1} = x He_k - k He_{k-1}; H_n(x) = 2^(n/2) He_n(sqrt(2) x).
