@@ -5,14 +5,62 @@ returns the infinity (a GPU run of 2026-12-07: eval_chebyu(32, 1e10), about 4.3e
 SciPy, inf on the device); and where SciPy's value loses digits that ours keeps (its
 recurrence near x = 0, its binomial normalisations near alpha = -1 and 2 alpha = 0). The
 terminating hypergeometric series is summed in rational arithmetic (a float is a rational),
-so the value's magnitude and sign are exact. Python's Fraction suffices for degrees of
-the tests' ranges; no mpmath dependency.
+so the value's magnitude and sign are exact; at a complex x, in Gaussian rationals
+(ComplexFraction). Python's Fraction suffices for degrees of the tests' ranges; no mpmath
+dependency.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 from math import factorial
+
+
+class ComplexFraction:
+    """re + i im with Fraction parts: the series below at a complex x, exactly. Fraction's
+    operators return NotImplemented for it, so mixed expressions land on its reflected ones."""
+
+    __slots__ = ("re", "im")
+
+    def __init__(self, re, im=0):
+        self.re, self.im = Fraction(re), Fraction(im)
+
+    @staticmethod
+    def of(v) -> ComplexFraction:
+        return v if isinstance(v, ComplexFraction) else ComplexFraction(v)
+
+    def __add__(self, other):
+        o = ComplexFraction.of(other)
+        return ComplexFraction(self.re + o.re, self.im + o.im)
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return ComplexFraction(-self.re, -self.im)
+
+    def __sub__(self, other):
+        return self + -ComplexFraction.of(other)
+
+    def __rsub__(self, other):
+        return ComplexFraction.of(other) + -self
+
+    def __mul__(self, other):
+        o = ComplexFraction.of(other)
+        return ComplexFraction(self.re * o.re - self.im * o.im, self.re * o.im + self.im * o.re)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):  # by a rational: the series' denominators, the norms
+        return ComplexFraction(self.re / other, self.im / other)
+
+    def __eq__(self, other):
+        o = ComplexFraction.of(other)
+        return self.re == o.re and self.im == o.im
+
+    __hash__ = None
+
+    def __complex__(self):
+        return complex(float(self.re), float(self.im))
 
 
 def _rising(a: Fraction, k: int) -> Fraction:
@@ -98,18 +146,25 @@ EXACT = {
 }
 
 
-def exact_value(name: str, args) -> Fraction | None:
-    """The exact value of `name` at one point (its arguments as Python or NumPy scalars);
-    None where it is not one of these polynomials at a non-negative integer degree up to 200
-    with finite arguments."""
+def _rational(a) -> Fraction | ComplexFraction:
+    c = complex(a)
+    if c.imag == 0:
+        return Fraction(float(c.real))
+    return ComplexFraction(Fraction(float(c.real)), Fraction(float(c.imag)))
+
+
+def exact_value(name: str, args) -> Fraction | ComplexFraction | None:
+    """The exact value of `name` at one point (its arguments as Python or NumPy scalars, x
+    real or complex); None where it is not one of these polynomials at a non-negative
+    integer degree up to 200 with finite arguments."""
     f = EXACT.get(name)
     if f is None:
         return None
     try:
-        n, *rest = (Fraction(float(a)) for a in args)
+        n, *rest = (_rational(a) for a in args)
     except (ValueError, OverflowError):  # NaN or inf
         return None
-    if n.denominator != 1 or not 0 <= n <= 200:
+    if not isinstance(n, Fraction) or n.denominator != 1 or not 0 <= n <= 200:
         return None
     return f(int(n), *rest)
 

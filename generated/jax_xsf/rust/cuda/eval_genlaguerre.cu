@@ -295,6 +295,22 @@ inline double genlaguerre(long long n, double alpha, double x) {
     }
     return jacobi_norm(static_cast<double>(n), alpha) * p;
 }
+#ifndef __CUDACC__  // the real degree's 1F1 is host only (see the top of this file)
+// Real degree, real x: an integer degree takes the recurrence above where it gives a finite
+// value. SciPy's 1F1 form (specfun's chgm here, SciPy 1.17.1 and 1.18.1 alike) cancels: up
+// to 2.2e-5 from the exact value over the condition number in x at n <= 30, x <= 20, and no
+// digit left at n = 57, x = 14.7; the recurrence stays within 2e-15 there. Where it
+// overflows (inf - inf: NaN) the 1F1 form gives SciPy's value.
+inline double genlaguerre(double n, double alpha, double x) {
+    if (integer_degree(n) && std::isfinite(alpha) && std::isfinite(x)) {
+        double v = genlaguerre(static_cast<long long>(n), alpha, x);
+        if (std::isfinite(v)) {
+            return v;
+        }
+    }
+    return genlaguerre<double>(n, alpha, x);
+}
+#endif
 
 // He_n by the downward form of He_{k+1} = x He_k - k He_{k-1}; H_n(x) = 2^(n/2) He_n(sqrt(2) x).
 inline double hermitenorm(long long n, double x) {
