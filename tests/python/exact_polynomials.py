@@ -70,32 +70,21 @@ def _rising(a: Fraction, k: int) -> Fraction:
     return out
 
 
-def _f21(n: int, b: Fraction, c: Fraction, z: Fraction) -> Fraction | None:
-    """2F1(-n, b; c; z), a polynomial of degree n; None where a denominator (c)_k is 0."""
+def _f21(n: int, b: Fraction | None, c: Fraction, z: Fraction) -> Fraction | None:
+    """2F1(-n, b; c; z), or 1F1(-n; c; z) where b is None: a polynomial of degree n; None
+    where a denominator (c)_k is 0."""
     total, term = Fraction(0), Fraction(1)
     for k in range(n + 1):
         total += term
         den = (c + k) * (k + 1)
         if den == 0:
             return None
-        term = term * (k - n) * (b + k) / den * z
-    return total
-
-
-def _f11(n: int, c: Fraction, z: Fraction) -> Fraction | None:
-    """1F1(-n; c; z), a polynomial of degree n; None where a denominator (c)_k is 0."""
-    total, term = Fraction(0), Fraction(1)
-    for k in range(n + 1):
-        total += term
-        den = (c + k) * (k + 1)
-        if den == 0:
-            return None
-        term = term * (k - n) / den * z
+        term = term * (k - n) * (1 if b is None else b + k) / den * z
     return total
 
 
 def _genlaguerre(n, alpha, x):
-    f = _f11(n, alpha + 1, x)
+    f = _f21(n, None, alpha + 1, x)  # 1F1
     return None if f is None else _rising(alpha + 1, n) / factorial(n) * f
 
 
