@@ -478,14 +478,13 @@ def exact_where_scipy_differs(name, args, got, want, code, rtol, kappa):
     SciPy's disagree, for the orthogonal polynomials: SciPy's NaN where the exact value
     overflows to our infinity (its series meets inf - inf; real loops), and where ours is
     finite, SciPy's values further apart than the tolerance, or not finite where its own
-    integer-degree loop is (SciPy 1.17.1's
-    eval_gegenbauer(21, 4.12, -3.6e-4), integer degree, is 2.2e-13 from the exact value: its
-    recurrence in differences cancels near x = 0; ours 2.5e-15. Its eval_sh_jacobi(3, 1.779,
-    2.778, 0.203 + 0j) is 2.6e-13 off: binom(n + alpha, n) at alpha = p - q = -0.9991; ours
-    5e-16. Its eval_genlaguerre of a float degree sums 1F1, which cancels: 2.2e-5 off inside
-    the tests' ranges, and inf or NaN at some finite values). The complex loops' exact values
-    are Gaussian rationals. The comparison that follows holds ours to the exact value with
-    the same tolerance."""
+    integer-degree loop is finite. SciPy 1.17.1's eval_gegenbauer(21, 4.12, -3.6e-4), integer
+    degree, is 2.2e-13 from the exact value: its recurrence in differences cancels near x =
+    0; ours 2.5e-15. Its eval_sh_jacobi(3, 1.779, 2.778, 0.203 + 0j) is 2.6e-13 off:
+    binom(n + alpha, n) at alpha = p - q = -0.9991; ours 5e-16. Its eval_genlaguerre of a
+    float degree sums 1F1, which cancels: 2.2e-5 off inside the tests' ranges, and inf or
+    NaN at some finite values. The complex loops' exact values are Gaussian rationals. The
+    comparison that follows holds ours to the exact value with the same tolerance."""
     if code not in REAL and code not in COMPLEX or name not in EXACT:
         return want
     with np.errstate(all="ignore"):
