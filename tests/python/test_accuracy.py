@@ -90,6 +90,14 @@ XSF_DIFFERS = {
         )
         for name in ("eval_chebyt", "eval_chebyu", "eval_chebyc", "eval_chebys", "eval_legendre")
     },
+    "stdtridf": (
+        "no degrees of freedom give p (stdtr(df, t) lies strictly between 1/2 and ndtr(t)): NaN here, "
+        "inf at or past the normal limit; SciPy's cdflib search answers its bounds (1e10, -1e100, "
+        "5e-51, and -inf at t = -inf), and the same -1e100 where one does past |t| ~ 1e100 "
+        "(stdtridf(0.6, 1e140) = 6.8e-4 here); test_stdtridf_without_a_root checks ours",
+        lambda p, t: (np.abs(np.asarray(t, dtype=np.float64)) > 1e100)
+        | ~(((t > 0) & (p > 0.5) & (p < scipy.special.ndtr(t))) | ((t < 0) & (p < 0.5) & (p > scipy.special.ndtr(t)))),
+    ),
     "lpmv": (
         "m = 0, x = -1 and v not an integer (a pole, whose sign is that of -sin(pi v)): this xsf "
         "returns inf there, SciPy's -inf, each right for half of the v; the same for degrees past "
@@ -201,11 +209,50 @@ def test_orthogonal_follows_scipy_1_18():
     assert float(jax_xsf.eval_chebyt(1.0, 1e-300)) == 1e-300 and float(jax_xsf.eval_legendre(3.0, -1e-300)) == 1.5e-300
 
 
-def test_stdtr_large_df_matches_scipy():
-    # The spec's random range stops at df = 100; past it stdtr changes method (cephes' incbet,
-    # then Hill's expansion past 1e4, where incbet lost 3e-9 at 1e6 and 2e-6 at 1e10).
+@pytest.mark.parametrize("platform", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def test_incomplete_beta_large_parameters_matches_scipy(platform):
+    # The spec's random ranges stop at 50; past 8 incbet's factor x^a (1 - x)^b / B(a, b) is
+    # the incbet_large prelude's (cephes' lbeta form was 1.2e-11 off at a, b ~ 1e3, 5e-10 at
+    # 1e4). SciPy (Boost's ibeta) is within 3e-13 of mpmath here
+    # (bench/investigations/incbet_large_parameters.py). Both parameters in [8, 1e5], or one
+    # in [0.1, 8]; x within four standard deviations of the mean.
+    device = jax.devices(platform)[0]
     rng = np.random.default_rng()
-    for lo, hi, rtol in ((1e2, 1e4, 1e-10), (1e4, 1e14, 1e-12)):
+    n = 4000
+    a, b = 10 ** rng.uniform(np.log10(8), 5, (2, n))
+    small = rng.random(n) < 0.5
+    b = np.where(small, 10 ** rng.uniform(-1, np.log10(8), n), b)
+    a, b = np.where(rng.random(n) < 0.5, (b, a), (a, b))
+    m = a / (a + b)
+    x = np.clip(m + rng.uniform(-4, 4, n) * np.sqrt(m * (1 - m) / (a + b + 1)), 0, 1)
+    for f, rtol in ((jax_xsf.betainc, 1e-12), (jax_xsf.betaincc, 1e-12)):
+        got = np.asarray(jax.jit(f)(*jax.device_put([a, b, x], device)))
+        want = getattr(scipy.special, f.__name__)(a, b, x)
+        np.testing.assert_array_less(np.abs(got - want), rtol * np.abs(want) + 1e-300)
+
+
+@pytest.mark.parametrize("platform", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def test_stdtrit_large_df_matches_scipy(platform):
+    # Past df = 1e4 Hill's deviate inverted; the incbet root it replaced solved for
+    # z = df / (df + t^2), whose 1 - z rounds: 1e-10 off at 1e6, 3e-2 at 1e14, 150x at 1e16.
+    device = jax.devices(platform)[0]
+    rng = np.random.default_rng()
+    df = 10 ** rng.uniform(2, 19, 4000)
+    p = 10 ** rng.uniform(-300, np.log10(0.5), 4000)
+    p = np.where((rng.random(4000) < 0.5) & (p > 1e-15), 1 - p, p)
+    got = np.asarray(jax.jit(jax_xsf.stdtrit)(*jax.device_put([df, p], device)))
+    want = scipy.special.stdtrit(df, p)
+    # 1e-12 past 1e3 (3e-15 measured past 1e4); below, z's rounding is eps df / t^2 of t.
+    rtol = np.where(df > 1e3, 1e-12, 1e-11)
+    np.testing.assert_array_less(np.abs(got - want), rtol * np.abs(want) + 1e-300)
+
+
+def test_stdtr_large_df_matches_scipy():
+    # The spec's random range stops at df = 100; past it stdtr changes method (the
+    # incbet_large prelude's incbet, then Hill's expansion past 1e4, where incbet lost 3e-9 at
+    # 1e6 and 2e-6 at 1e10).
+    rng = np.random.default_rng()
+    for lo, hi, rtol in ((1e2, 1e4, 1e-12), (1e4, 1e14, 1e-12)):
         df = 10 ** rng.uniform(np.log10(lo), np.log10(hi), 4000)
         t = rng.uniform(-20, 20, 4000)
         got = np.asarray(jax.jit(jax_xsf.stdtr)(df, t))
@@ -214,6 +261,30 @@ def test_stdtr_large_df_matches_scipy():
         # holds the upper tail only to its spacing there (1.1e-16: a CI draw at 1 - 5.4e-7).
         tail = np.minimum(want, 1 - want)
         np.testing.assert_array_less(np.abs(got - want), rtol * tail + 2 * np.spacing(want) + 1e-300)
+    # Small df at large |t| (t^2 / df past 2^53): the tail as it is, not the centre's form,
+    # whose t^2 / (df + t^2) rounds to 1 there (stdtr(0.0175, 1e10) was 1, not 0.681).
+    df, t = np.meshgrid([1e-3, 0.0175, 0.3], [-1e100, -1e10, 1e10, 1e100])
+    got = np.asarray(jax.jit(jax_xsf.stdtr)(df.ravel(), t.ravel()))
+    np.testing.assert_allclose(got, scipy.special.stdtr(df.ravel(), t.ravel()), rtol=1e-13)
+
+
+def test_stdtridf_without_a_root():
+    # XSF_DIFFERS' points: NaN on the far side of 1/2 and at t = 0 or +-inf, inf at or past
+    # ndtr(t); and just inside, a root that stdtr maps back to p.
+    nan_points = [(0.4, 1.0), (0.5, 1.0), (0.6, -1.0), (0.3, 0.0), (0.5, 0.0), (0.7, np.inf), (0.7, -np.inf), (0.5, np.inf)]
+    for p, t in nan_points:
+        assert np.isnan(float(jax_xsf.stdtridf(p, t))), (p, t)
+    for p, t in [(0.9, 1.0), (float(scipy.special.ndtr(1.0)), 1.0), (0.1, -1.0), (1.0, 3.0), (0.0, -3.0)]:
+        assert float(jax_xsf.stdtridf(p, t)) == np.inf, (p, t)
+    for p, t in [(0.5 + 1e-12, 1.0), (float(scipy.special.ndtr(1.0)) - 1e-9, 1.0), (1e-300, -40.0), (0.5 - 1e-12, -2.0), (0.6, 1e140), (0.2, -1e300)]:
+        df = float(jax_xsf.stdtridf(p, t))
+        assert 0 < df < np.inf and float(jax_xsf.stdtr(df, t)) == pytest.approx(p, rel=1e-13, abs=0), (p, t, df)
+    # Random roots map back to p through SciPy's stdtr (the spec's rtol64 is SciPy's search's).
+    rng = np.random.default_rng()
+    t = rng.uniform(-10, 10, 2000)
+    p = 0.5 + (scipy.special.ndtr(t) - 0.5) * rng.uniform(0.001, 0.999, 2000)
+    df = np.asarray(jax.jit(jax_xsf.stdtridf)(p, t))
+    np.testing.assert_allclose(scipy.special.stdtr(df, t), p, rtol=2e-14)
 
 
 def test_stdtrit_round_trips_in_the_tails():

@@ -151,6 +151,7 @@ fn main() {
         ("spherical_jn", "IMAGES_SPHERICAL_JN"),
         ("spherical_yn", "IMAGES_SPHERICAL_YN"),
         ("stdtr", "IMAGES_STDTR"),
+        ("stdtridf", "IMAGES_STDTRIDF"),
         ("stdtrit", "IMAGES_STDTRIT"),
         ("tandg", "IMAGES_TANDG"),
         ("tukeylambdacdf", "IMAGES_TUKEYLAMBDACDF"),

@@ -223,6 +223,7 @@ __all__ = [
     "spherical_jn",
     "spherical_yn",
     "stdtr",
+    "stdtridf",
     "stdtrit",
     "struve",
     "tandg",
@@ -3174,6 +3175,20 @@ def stdtr(df, t, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["stdtr"](df, t, overwrite_input=overwrite_input)
+
+
+def stdtridf(p, t, /, *, overwrite_input=None):
+    """Inverse of stdtr with respect to df: the degrees of freedom at which Student's t CDF at t is p (a root search on stdtr).
+
+    Equivalent to ``scipy.special.stdtridf``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.stdtridf.html
+    Type loops: ff->f, dd->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["stdtridf"](p, t, overwrite_input=overwrite_input)
 
 
 def stdtrit(df, p, /, *, overwrite_input=None):

@@ -6,7 +6,7 @@ VERSION = "0.1.0"
 LIBRARY = "libjax_xsf_ffi.so"
 CONTRACT_SYMBOL = "bg_jax_xsf_contract"
 # Stamped into the library too; a mismatch at import means stale build output.
-CONTRACT = "bridgegen 0.1.0; spec sha256:7ea520634f7bfc31; xla-ffi-api 0.1"
+CONTRACT = "bridgegen 0.1.0; spec sha256:cd5d93e33f6fa1b7; xla-ffi-api 0.1"
 # Returns the CUDA architectures whose kernels the library embeds ("" if none).
 CUDA_ARCHS_SYMBOL = "bg_jax_xsf_cuda_archs"
 # Returns the build's facts as JSON; `bridgegen build` writes the same into _build.py.
@@ -2025,6 +2025,16 @@ UFUNCS = {
         handlers={"cpu": "bg_jax_xsf_stdtr_cpu", "cuda": "bg_jax_xsf_stdtr_cuda"},
         derivatives=("t",),
         nondiff=("df",),
+    ),
+    "stdtridf": dict(
+        target="bridgegen.jax_xsf.stdtridf",
+        inputs=("p", "t"),
+        outputs=("out",),
+        loops=("ff->f", "dd->d"),
+        platforms=("cpu", "cuda"),
+        handlers={"cpu": "bg_jax_xsf_stdtridf_cpu", "cuda": "bg_jax_xsf_stdtridf_cuda"},
+        derivatives=(),
+        nondiff=(),
     ),
     "stdtrit": dict(
         target="bridgegen.jax_xsf.stdtrit",

@@ -196,6 +196,7 @@
 #include "spherical_jn.inc"
 #include "spherical_yn.inc"
 #include "stdtr.inc"
+#include "stdtridf.inc"
 #include "stdtrit.inc"
 #include "struve.inc"
 #include "tandg.inc"

@@ -1232,6 +1232,8 @@ extern "C" {
     );
     fn bg_jax_xsf_stdtr__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_stdtr__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_stdtridf__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_stdtridf__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_stdtrit__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_stdtrit__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_struve__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -10529,6 +10531,56 @@ pub unsafe extern "C" fn bg_jax_xsf_stdtr_cuda(
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_STDTR)
 }
+static CPU_STDTRIDF: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.stdtridf",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_stdtridf__ff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_stdtridf__dd_d,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.stdtridf` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_stdtridf_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_STDTRIDF)
+}
+static CUDA_STDTRIDF: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.stdtridf",
+    nin: 2usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.stdtridf",
+        kernels::IMAGES_STDTRIDF,
+        &[c"bg_jax_xsf_stdtridf__ff_f", c"bg_jax_xsf_stdtridf__dd_d"],
+        0usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.stdtridf` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_stdtridf_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_STDTRIDF)
+}
 static CPU_STDTRIT: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.stdtrit",
     nin: 2usize,
@@ -11340,7 +11392,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:7ea520634f7bfc31; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:cd5d93e33f6fa1b7; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
