@@ -234,6 +234,14 @@ XSF_HOST_DEVICE inline double eval(double a, double b, double x) {
     if (std::isinf(a) && std::isinf(b)) return std::numeric_limits<double>::quiet_NaN();
     if (std::isinf(b)) return x > 0 ? 0.0 : 1.0;
     if (std::isinf(a)) return x < 1 ? 1.0 : 0.0;
+#if defined(__CUDACC__)
+    // As betainc's kernel: cephes' incbet up to 50 on the device.
+    if (a < 50 && b < 50) {
+        if (x >= 0.5) return xsf::cephes::incbet(b, a, 1 - x);
+        const double lower = xsf::cephes::incbet(a, b, x);
+        return lower > 0.5 ? xsf::cephes::incbet(b, a, 1 - x) : 1 - lower;
+    }
+#endif
     if (x >= 0.5) return jax_xsf_incbet::incbet(b, a, 1 - x, x);
     // 1 - lower cancels where lower is near 1: there the direct form, 1 - x rounded or not.
     const double lower = jax_xsf_incbet::incbet(a, b, x, 1 - x);

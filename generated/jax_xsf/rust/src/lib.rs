@@ -1875,7 +1875,7 @@ static CUDA_BETAINC: cuda::Ufunc = cuda::Ufunc {
         "jax_xsf.betainc",
         kernels::IMAGES_BETAINC,
         &[c"bg_jax_xsf_betainc__fff_f", c"bg_jax_xsf_betainc__ddd_d"],
-        0usize,
+        2048usize,
     ),
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.betainc` on cuda.
@@ -11392,7 +11392,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:cb7a8b15ad57fe46; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:b215d01513200e6e; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
