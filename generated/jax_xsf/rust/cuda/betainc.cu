@@ -181,11 +181,11 @@ XSF_HOST_DEVICE inline double binom(double n, double k) {
 namespace jax_xsf_incbet {
 // I_x(a, b) where max(a, b) >= 8 with its factor x^a y^b / B(a, b) (y = 1 - x) formed
 // without lgamma(a) or lgamma(b): cephes' incbet takes exp(a log x + b log y - lbeta(a, b)),
-// whose terms are each about lgamma(a + b) (lbeta itself a difference of three lgammas),
-// so their rounding is |lgamma(a + b)| eps relative: 6.9e-13 at a, b in [30, 300], 1.2e-11
-// in [300, 3000], where SciPy's (Boost's) ibeta is 2.5e-14
-// (bench/investigations/incbet_large_parameters.py). The continued fractions and the series
-// are cephes'; only the factor is new. Below 8 (both) cephes' incbet as it is.
+// terms of about lgamma(a + b) each, and loses |lgamma(a + b)| eps: 3.1e-11 at a, b in
+// [800, 8000], where SciPy's (Boost's) ibeta is 6.5e-14 (incbet_large_parameters.py).
+// Cephes' series and second continued fraction, chosen anew (incbet_large below); on the
+// host TOMS 708's basym near the mean past 100; the factor is TOMS 708's. Below 8 (both)
+// cephes' incbet as it is.
 namespace detail {
 // Stirling's correction lgamma(z) - ((z - 1/2) log z - z + log(2 pi) / 2) for z >= 8: the
 // asymptotic series to z^-17, whose next term is below 2e-17 there.

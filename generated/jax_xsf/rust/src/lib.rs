@@ -11392,7 +11392,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:b215d01513200e6e; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:6ac48a8e67e448bf; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
