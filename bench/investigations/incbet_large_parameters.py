@@ -1,7 +1,8 @@
 """How far betainc, betaincc and stdtr are from exact where a parameter is large, ours and
-SciPy's (Boost's ibeta), against mpmath, and stdtrit at large degrees of freedom against
-SciPy's (issue 17; answered in docs/benchmarks-log.md, "betainc and stdtr at large
-parameters").
+SciPy's (Boost's ibeta), against mpmath, stdtrit at large degrees of freedom against
+SciPy's, and betaincinv and betainccinv against mpmath's roots (issue 17; answered in
+docs/benchmarks-log.md, "betainc and stdtr at large parameters" and "betaincinv and
+betainccinv at large parameters").
 
 cephes' incbet, which the specs called for all of them, forms x^a (1 - x)^b / B(a, b) as
 exp(a log x + b log(1 - x) - lbeta(a, b)): terms of the size of lgamma(a + b), whose
@@ -59,6 +60,24 @@ def stdtr(df, t):
     return tail if t < 0 else 1 - tail
 
 
+def root(a, b, p, upper):
+    """x with I_x(a, b) = p (or 1 - I_x(a, b) = p: 1 - w, I_w(b, a) = p): Newton steps from
+    SciPy's root; NaN where that is 0 or 1 (left out)."""
+    if upper:
+        return 1 - root(b, a, p, False)
+    x = scipy.special.betaincinv(a, b, p)
+    if not 0 < x < 1:
+        return np.nan
+    a, b, p, x = mpmath.mpf(a), mpmath.mpf(b), mpmath.mpf(p), mpmath.mpf(x)
+    lb = mpmath.log(mpmath.beta(a, b))
+    for _ in range(8):
+        step = (ibeta(a, b, x) - p) / mpmath.exp((a - 1) * mpmath.log(x) + (b - 1) * mpmath.log1p(-x) - lb)
+        x -= step
+        if abs(step) < mpmath.mpf(10) ** -36 * x:
+            break
+    return x
+
+
 def draws(rng, lo, hi, small, n):
     big = np.exp(rng.uniform(np.log(lo), np.log(hi), (2, n)))
     a, b = big
@@ -74,7 +93,7 @@ def draws(rng, lo, hi, small, n):
 
 def worst(ours, ref):
     ref = np.asarray(ref, dtype=np.float64)
-    ok = ref != 0
+    ok = (ref != 0) & ~np.isnan(ref)
     return float(np.max(np.abs(np.asarray(ours)[ok] - ref[ok]) / np.abs(ref[ok])))
 
 
@@ -111,6 +130,19 @@ def main() -> None:
         with jax.default_device(device):
             ours = np.asarray(jax_xsf.stdtrit(df, p))
         print(f"| df in [{lo:.0e}, {10 * lo:.0e}] | {worst(ours, scipy.special.stdtrit(df, p)):.1e} |")
+    # The inverses: p uniform in (0, 1) or log-uniform in [1e-30, 1/2], either tail.
+    print("\n| function | parameters | ours | SciPy |\n|---|---|---|---|")
+    for lo in (50, 500, 5000, 50000):
+        for small in (False, True):
+            a, b, _ = draws(rng, lo, 10 * lo, small, 60)
+            p = np.where(rng.random(60) < 0.5, rng.uniform(0, 1, 60), 10 ** rng.uniform(-30, np.log10(0.5), 60))
+            p = np.where(rng.random(60) < 0.5, p, 1 - p)
+            label = f"{'one in [0.1, 8], one ' if small else ''}in [{lo}, {10 * lo}]"
+            for f, upper in ((scipy.special.betaincinv, False), (scipy.special.betainccinv, True)):
+                with jax.default_device(device):
+                    ours = np.asarray(getattr(jax_xsf, f.__name__)(a, b, p))
+                ref = [root(*q, upper) for q in zip(a, b, p)]
+                print(f"| {f.__name__} | {label} | {worst(ours, ref):.1e} | {worst(f(a, b, p), ref):.1e} |")
 
 
 if __name__ == "__main__":

@@ -469,7 +469,7 @@ def betainccinv(a, b, y, /, *, overwrite_input=None):
 
 
 def betaincinv(a, b, y, /, *, overwrite_input=None):
-    """Inverse of betainc with respect to x (cephes incbi).
+    """Inverse of betainc with respect to x (cephes incbi; past a parameter of 50 Newton steps on incbet).
 
     Equivalent to ``scipy.special.betaincinv``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.betaincinv.html
     CuPy equivalent: ``cupyx.scipy.special.betaincinv``.

@@ -27,6 +27,58 @@ XSF_HOST_DEVICE inline double positive_root(F f, bool increasing) {
 }
 }
 namespace jax_xsf_incbet {
+namespace detail {
+// cephes' second continued fraction (incbd) for I_x(a, b) (x^a y^b / (a B(a, b)) times it
+// over y), with z = x / y from both exact: cephes' own forms z = x / (1 - x), whose 1 - x
+// loses eps / y of z where x rounds near 1; at a ~ 7e5, b = 0.42, y = 1.75e-6 I was 5.2e-12
+// off, with z from y 1.7e-15 (bench/investigations/incbet_large_parameters.py).
+XSF_HOST_DEVICE inline double incbd(double a, double b, double x, double y) {
+    const double z = x / y, big = xsf::cephes::detail::incbet_big, biginv = xsf::cephes::detail::incbet_biginv;
+    double k1 = a, k2 = b - 1, k3 = a, k4 = a + 1, k5 = 1, k6 = a + b, k7 = a + 1, k8 = a + 2;
+    double pkm2 = 0, qkm2 = 1, pkm1 = 1, qkm1 = 1, ans = 1;
+    for (int n = 0; n < 300; n++) {
+        double xk = -(z * k1 * k2) / (k3 * k4);
+        double pk = pkm1 + pkm2 * xk, qk = qkm1 + qkm2 * xk;
+        pkm2 = pkm1;
+        pkm1 = pk;
+        qkm2 = qkm1;
+        qkm1 = qk;
+        xk = (z * k5 * k6) / (k7 * k8);
+        pk = pkm1 + pkm2 * xk;
+        qk = qkm1 + qkm2 * xk;
+        pkm2 = pkm1;
+        pkm1 = pk;
+        qkm2 = qkm1;
+        qkm1 = qk;
+        const double r = qk != 0 ? pk / qk : ans, t = r != 0 ? std::abs((ans - r) / r) : 1.0;
+        if (r != 0) ans = r;
+        if (t < 3 * xsf::cephes::detail::MACHEP) break;
+        k1 += 1;
+        k2 -= 1;
+        k3 += 2;
+        k4 += 2;
+        k5 += 1;
+        k6 += 1;
+        k7 += 2;
+        k8 += 2;
+        if (std::abs(qk) + std::abs(pk) > big) {
+            pkm2 *= biginv;
+            pkm1 *= biginv;
+            qkm2 *= biginv;
+            qkm1 *= biginv;
+        }
+        if (std::abs(qk) < biginv || std::abs(pk) < biginv) {
+            pkm2 *= big;
+            pkm1 *= big;
+            qkm2 *= big;
+            qkm1 *= big;
+        }
+    }
+    return ans;
+}
+}  // namespace detail
+}  // namespace jax_xsf_incbet
+namespace jax_xsf_incbet {
 // I_x(a, b) where max(a, b) >= 8 with its factor x^a y^b / B(a, b) (y = 1 - x) formed
 // without lgamma(a) or lgamma(b): cephes' incbet takes exp(a log x + b log y - lbeta(a, b)),
 // terms of about lgamma(a + b) each, and loses |lgamma(a + b)| eps: 3.1e-11 at a, b in
@@ -240,7 +292,7 @@ XSF_HOST_DEVICE inline double incbet_large(double a, double b, double x, double 
         // (Where the factor underflows, so does I: the fraction is not run, which past both
         // parameters ~1e10 could give inf or NaN.)
         const double power = detail::power_terms(a, b, x, y);
-        t = power == 0 ? 0.0 : power * (xsf::cephes::detail::incbd(a, b, x) / y) / a;
+        t = power == 0 ? 0.0 : power * (detail::incbd(a, b, x, y) / y) / a;
     }
     return flag ? 1 - t : t;
 }

@@ -1975,7 +1975,7 @@ static CUDA_BETAINCCINV: cuda::Ufunc = cuda::Ufunc {
         "jax_xsf.betainccinv",
         kernels::IMAGES_BETAINCCINV,
         &[c"bg_jax_xsf_betainccinv__fff_f", c"bg_jax_xsf_betainccinv__ddd_d"],
-        0usize,
+        2048usize,
     ),
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.betainccinv` on cuda.
@@ -2025,7 +2025,7 @@ static CUDA_BETAINCINV: cuda::Ufunc = cuda::Ufunc {
         "jax_xsf.betaincinv",
         kernels::IMAGES_BETAINCINV,
         &[c"bg_jax_xsf_betaincinv__fff_f", c"bg_jax_xsf_betaincinv__ddd_d"],
-        0usize,
+        2048usize,
     ),
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.betaincinv` on cuda.
@@ -11392,7 +11392,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:6ac48a8e67e448bf; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:97d37cac97dc7b28; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
