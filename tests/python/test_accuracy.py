@@ -216,13 +216,13 @@ def test_incomplete_beta_large_parameters_matches_scipy(platform):
     # 1e4). SciPy (Boost's ibeta) is within 3e-13 of mpmath here
     # (bench/investigations/incbet_large_parameters.py). Both parameters in [8, 1e5], or one
     # in [0.1, 8] and the other to 1e6 (where cephes' continued fraction, its z from a rounded
-    # 1 - x, was 5.2e-12 off); x within four standard deviations of the mean. The device has
-    # no basym (the host's past 100 near the mean; specs/xsf/statistics.toml): its continued
-    # fraction is 5.7e-12 off at 1e5, so its draws stop at 1e4.
+    # 1 - x, was 5.2e-12 off); x within four standard deviations of the mean. The device
+    # takes basym from 1000 (the host from 100; specs/xsf/statistics.toml), where its
+    # continued fraction alone was 5.7e-12 off at 1e5.
     device = jax.devices(platform)[0]
     rng = np.random.default_rng()
     n = 4000
-    top = 5 if platform == "cpu" else 4
+    top = 5
     a, b = 10 ** rng.uniform(np.log10(8), top, (2, n))
     small = rng.random(n) < 0.5
     a = np.where(small, 10 ** rng.uniform(np.log10(8), top + 1, n), a)
@@ -241,14 +241,14 @@ def test_incomplete_beta_inverses_large_parameters_match_scipy(platform):
     # Past a parameter of 50 incbi's root is refined on incbet_large (the incbet_inverse
     # prelude): incbi alone was 2.8e-12 off at a, b ~ 1e4, 3.4e-6 at 1e6, and off in every digit
     # in the far tails (betaincinv(22715, 361, 6.6e-244) = 1.1e-16, SciPy 0.94). Both
-    # parameters in [50, 1e5] (1e4 on the device, as its incbet), or one in [0.1, 50] and the
-    # other to 1e4; p uniform or log-uniform down to 1e-30, either tail. Further out SciPy's
-    # (Boost's) roots are the ones off: betaincinv(75.9, 1.0e5, 1.7e-93) = 1.5e-8, mpmath
-    # 1.78e-5 (bench/investigations/incbet_large_parameters.py).
+    # parameters in [50, 1e5], or one in [0.1, 50] and the other to 1e4; p uniform or
+    # log-uniform down to 1e-30, either tail. Further out SciPy's (Boost's) roots are the ones
+    # off: betaincinv(75.9, 1.0e5, 1.7e-93) = 1.5e-8, mpmath 1.78e-5
+    # (bench/investigations/incbet_large_parameters.py).
     device = jax.devices(platform)[0]
     rng = np.random.default_rng()
     n = 4000
-    a, b = 10 ** rng.uniform(np.log10(50), 5 if platform == "cpu" else 4, (2, n))
+    a, b = 10 ** rng.uniform(np.log10(50), 5, (2, n))
     small = rng.random(n) < 0.5
     b = np.where(small, 10 ** rng.uniform(-1, np.log10(50), n), b)
     a = np.where(small, np.minimum(a, 1e4), a)

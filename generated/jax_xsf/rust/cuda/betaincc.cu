@@ -62,8 +62,8 @@ namespace jax_xsf_incbet {
 // without lgamma(a) or lgamma(b): cephes' incbet takes exp(a log x + b log y - lbeta(a, b)),
 // terms of about lgamma(a + b) each, and loses |lgamma(a + b)| eps: 3.1e-11 at a, b in
 // [800, 8000], where SciPy's (Boost's) ibeta is 6.5e-14 (incbet_large_parameters.py).
-// Cephes' series and second continued fraction, chosen anew (incbet_large below); on the
-// host TOMS 708's basym near the mean past 100; the factor is TOMS 708's. Below 8 (both)
+// Cephes' series and second continued fraction, chosen anew (incbet_large below); TOMS 708's
+// basym near the mean past 100 (1000 on the device); the factor is TOMS 708's. Below 8 (both)
 // cephes' incbet as it is.
 namespace detail {
 // Stirling's correction lgamma(z) - ((z - 1/2) log z - z + log(2 pi) / 2) for z >= 8: the
@@ -153,16 +153,19 @@ XSF_HOST_DEVICE inline double pseries(double a, double b, double x, double y) {
     // x^a / B(a, b); y^b is at least 0.043 here (b x <= 1, x <= 0.95).
     return s * (power_terms(a, b, x, y) / std::exp(b * log_of(y, x)));
 }
-#if !defined(__CUDACC__)
 // I_x(a, b) for a, b > 100 near the mean by TOMS 708's basym (DiDonato and Morris, 1992):
 // Temme's uniform asymptotic expansion, erfc's argument sqrt(a rlog1(-lambda / a) +
-// b rlog1(lambda / b)), lambda = a - (a + b) x >= 0 (x at or below the mean). The continued
-// fractions need about sqrt(min(a, b)) of cephes' 300 steps here.
-// Host loops only: its four 21-element arrays took the device kernels' stack frames to
-// 1.4-1.6 KB a thread, past CUDA's 1 KiB default, and the first launch failed with an
-// illegal address (H100, 2026-12-07); the device keeps the continued fraction there.
-inline double basym(double a, double b, double lambda) {
-    constexpr int num = 20;
+// b rlog1(lambda / b)), lambda = a - (a + b) x >= 0 (x at or below the mean), num terms.
+// TOMS 708's 20 took the device's frames to 1.4-1.6 KB and a launch failed (2026-12-07): it
+// takes 10 from 1000 (the series stops by its 10th term there) and CUDA's erfcx (4 ulp).
+#if defined(__CUDACC__)
+constexpr double basym_from = 1000; constexpr int basym_terms = 10;
+XSF_HOST_DEVICE inline double erfcx_of(double z) { return erfcx(z); }
+#else
+constexpr double basym_from = 100; constexpr int basym_terms = 20;
+inline double erfcx_of(double z) { return xsf::erfcx(z); }
+#endif
+template <int num> XSF_HOST_DEVICE inline double basym(double a, double b, double lambda) {
     constexpr double e0 = 1.12837916709551257, e1 = 0.353553390593273762;  // 2 / sqrt(pi), 2^-3/2
     double a0[num + 1], b0[num + 1], c[num + 1], d[num + 1];
     const double f = a * rlog1(-lambda / a) + b * rlog1(lambda / b), t = std::exp(-f);
@@ -183,7 +186,7 @@ inline double basym(double a, double b, double lambda) {
     a0[0] = r1 * (2.0 / 3);
     c[0] = -0.5 * a0[0];
     d[0] = -c[0];
-    double j0 = 0.5 / e0 * xsf::erfcx(z0), j1 = e1, sum = j0 + d[0] * w0 * j1;
+    double j0 = 0.5 / e0 * erfcx_of(z0), j1 = e1, sum = j0 + d[0] * w0 * j1;
     double s = 1, h2 = h * h, hn = 1, w = w0, znm1 = z, zn = z2;
     for (int n = 2; n <= num; n += 2) {
         hn *= h2;
@@ -217,7 +220,6 @@ inline double basym(double a, double b, double lambda) {
     }
     return e0 * t * std::exp(stirling_delta(a + b) - stirling_delta(a) - stirling_delta(b)) * sum;
 }
-#endif
 }  // namespace detail
 
 // I_x(a, b) for a, b > 0 and 0 < x < 1 with y = 1 - x (as exact as the caller has it).
@@ -244,15 +246,13 @@ XSF_HOST_DEVICE inline double incbet_large(double a, double b, double x, double 
         x = y;
         y = t;
     }
-#if !defined(__CUDACC__)
-    // TOMS 708's choice of basym (host loops only): both past 100, x within
+    // TOMS 708's choice of basym: both past 100 (1000 on the device), x within
     // 0.03 min(a, b) / (a + b) below the mean.
     const double lambda = std::max(a > b ? (a + b) * y - b : a - (a + b) * x, 0.0);
-    if (std::min(a, b) > 100 && lambda <= 0.03 * std::min(a, b)) {
-        const double t = detail::basym(a, b, lambda);
+    if (std::min(a, b) > detail::basym_from && lambda <= 0.03 * std::min(a, b)) {
+        const double t = detail::basym<detail::basym_terms>(a, b, lambda);
         return flag ? 1 - t : t;
     }
-#endif
     double t;
     if (flag && b * x <= 1 && x <= 0.95) {
         t = detail::pseries(a, b, x, y);

@@ -1925,7 +1925,7 @@ static CUDA_BETAINCC: cuda::Ufunc = cuda::Ufunc {
         "jax_xsf.betaincc",
         kernels::IMAGES_BETAINCC,
         &[c"bg_jax_xsf_betaincc__fff_f", c"bg_jax_xsf_betaincc__ddd_d"],
-        0usize,
+        2048usize,
     ),
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.betaincc` on cuda.
@@ -10519,7 +10519,7 @@ static CUDA_STDTR: cuda::Ufunc = cuda::Ufunc {
         "jax_xsf.stdtr",
         kernels::IMAGES_STDTR,
         &[c"bg_jax_xsf_stdtr__ff_f", c"bg_jax_xsf_stdtr__dd_d"],
-        0usize,
+        2048usize,
     ),
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.stdtr` on cuda.
@@ -10569,7 +10569,7 @@ static CUDA_STDTRIDF: cuda::Ufunc = cuda::Ufunc {
         "jax_xsf.stdtridf",
         kernels::IMAGES_STDTRIDF,
         &[c"bg_jax_xsf_stdtridf__ff_f", c"bg_jax_xsf_stdtridf__dd_d"],
-        0usize,
+        2048usize,
     ),
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.stdtridf` on cuda.
@@ -10619,7 +10619,7 @@ static CUDA_STDTRIT: cuda::Ufunc = cuda::Ufunc {
         "jax_xsf.stdtrit",
         kernels::IMAGES_STDTRIT,
         &[c"bg_jax_xsf_stdtrit__ff_f", c"bg_jax_xsf_stdtrit__dd_d"],
-        0usize,
+        2048usize,
     ),
 };
 /// XLA FFI handler for `bridgegen.jax_xsf.stdtrit` on cuda.
@@ -11392,7 +11392,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:97d37cac97dc7b28; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:5af495d980e38af5; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
