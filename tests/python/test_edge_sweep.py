@@ -75,11 +75,6 @@ EDGE_DIFFERS = {
         lambda v, x: (v == np.round(v)) & (np.abs(x) > 1e100),
     ),
 }
-# Corners where the device differs from the host loops (name -> (why, mask)), left out of the
-# GPU grid only.
-GPU_EDGE_DIFFERS: dict = {}
-# (None since the device took TOMS 708's basym, 2026-12-07: before, betainc and betaincc with
-# both parameters past 1e6 gave NaN or cephes' stalled continued fraction there.)
 # Where SciPy (and this xsf) take time proportional to |q|: zeta(x, q) for negative non-integer
 # q sums |q| terms; the condition numbers' steps about q = -1e10 took SciPy 160 s a point.
 TOO_SLOW = {"zeta": lambda x, q: q < -1e6}
@@ -121,11 +116,7 @@ def edge_grid(u, sig):
 
 
 def check_edges(name, sig, platform):
-    args = edge_grid(UFUNCS[name], sig)
-    if platform != "cpu" and name in GPU_EDGE_DIFFERS:
-        keep = ~GPU_EDGE_DIFFERS[name][1](*args)
-        args = [a[keep] for a in args]
-    check_args_against_scipy(name, sig, platform, args)
+    check_args_against_scipy(name, sig, platform, edge_grid(UFUNCS[name], sig))
 
 
 @pytest.mark.parametrize("name,sig", list(cases()))
