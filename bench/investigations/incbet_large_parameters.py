@@ -1,8 +1,9 @@
 """How far betainc, betaincc and stdtr are from exact where a parameter is large, ours and
 SciPy's (Boost's ibeta), against mpmath, stdtrit at large degrees of freedom against
-SciPy's, and betaincinv and betainccinv against mpmath's roots (issue 17; answered in
-docs/benchmarks-log.md, "betainc and stdtr at large parameters" and "betaincinv and
-betainccinv at large parameters").
+SciPy's, betaincinv and betainccinv against mpmath's roots, and fdtr and fdtrc (issue 17;
+answered in docs/benchmarks-log.md, "betainc and stdtr at large parameters", "betaincinv and
+betainccinv at large parameters" and "stdtrit in the smaller of z and w; fdtr and fdtrc with
+both complements; the stack at load").
 
 cephes' incbet, which the specs called for all of them, forms x^a (1 - x)^b / B(a, b) as
 exp(a log x + b log(1 - x) - lbeta(a, b)): terms of the size of lgamma(a + b), whose
@@ -143,6 +144,36 @@ def main() -> None:
                     ours = np.asarray(getattr(jax_xsf, f.__name__)(a, b, p))
                 ref = [root(*q, upper) for q in zip(a, b, p)]
                 print(f"| {f.__name__} | {label} | {worst(ours, ref):.1e} | {worst(f(a, b, p), ref):.1e} |")
+    # stdtrit where a root in z = df / (df + t^2) alone (near the centre at large df) or in
+    # w = 1 - z alone (within 1/4 of p = 1/2 at small df) lost precision: against SciPy,
+    # past the rounding of p itself (t moves by eps p / pdf(t), a condition number past 1e3
+    # near p = 1/2, where SciPy is the one off).
+    print("\n| stdtrit | ours against SciPy, past p's rounding |\n|---|---|")
+    for (lo, hi), (p_lo, p_hi) in (((500, 1e4), (0, 1)), ((0.1, 0.5), (0.25, 0.75))):
+        df = np.exp(rng.uniform(np.log(lo), np.log(hi), 4000))
+        p = rng.uniform(p_lo, p_hi, 4000)
+        with jax.default_device(device):
+            ours = np.asarray(jax_xsf.stdtrit(df, p))
+        want = scipy.special.stdtrit(df, p)
+        pdf = np.exp(scipy.special.gammaln((df + 1) / 2) - scipy.special.gammaln(df / 2) - 0.5 * np.log(df * np.pi) - (df + 1) / 2 * np.log1p(want**2 / df))
+        past = np.abs(ours - want) - 4 * np.finfo(np.float64).eps * np.minimum(p, 1 - p) / pdf
+        print(f"| df in [{lo}, {hi:g}], p in [{p_lo}, {p_hi}] | {np.max(past / np.abs(want)):.1e} |")
+    # fdtr and fdtrc: one number of degrees of freedom in [lo, hi], the other in [0.1, hi]
+    # (either way round), x log-uniform in [1e-4, 20]; mpmath's I_w(dfn/2, dfd/2) and
+    # I_v(dfd/2, dfn/2), w = dfn x / (dfd + dfn x) and v = 1 - w formed in 40 digits.
+    print("\n| function | degrees of freedom | ours | SciPy |\n|---|---|---|---|")
+    for lo, hi in ((0.1, 16), (16, 100), (100, 1000)):
+        dfn = np.exp(rng.uniform(np.log(0.1), np.log(hi), 300))
+        dfd = np.exp(rng.uniform(np.log(lo), np.log(hi), 300))
+        dfn, dfd = np.where(rng.random(300) < 0.5, (dfd, dfn), (dfn, dfd))
+        x = 10 ** rng.uniform(-4, np.log10(20), 300)
+        m, n, v = (np.array([mpmath.mpf(e) for e in arr]) for arr in (dfn, dfd, x))
+        cdf = [ibeta(mi / 2, ni / 2, mi * vi / (ni + mi * vi)) for mi, ni, vi in zip(m, n, v)]
+        sf = [ibeta(ni / 2, mi / 2, ni / (ni + mi * vi)) for mi, ni, vi in zip(m, n, v)]
+        for name, ref in (("fdtr", cdf), ("fdtrc", sf)):
+            with jax.default_device(device):
+                ours = np.asarray(getattr(jax_xsf, name)(dfn, dfd, x))
+            print(f"| {name} | [{lo}, {hi}] | {worst(ours, ref):.1e} | {worst(getattr(scipy.special, name)(dfn, dfd, x), ref):.1e} |")
 
 
 if __name__ == "__main__":

@@ -297,6 +297,38 @@ def test_under_xla_command_buffers():
     assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stderr[-3000:]
 
 
+STACK_FRAME_SCRIPT = textwrap.dedent(
+    """
+    import jax, numpy as np, scipy.special as sc
+    jax.config.update("jax_enable_x64", True)
+    import jax_xsf
+    # Kernels whose stack frames pass CUDA's default 1 KiB a thread (1.3-1.7 KB with the
+    # device's basym), alone in a fresh process under XLA's command buffers, so that no
+    # other module (hyp2f1's 4 KiB) has raised the context's stack limit: their spec's
+    # cuda_stack must. Left at 1 KiB they failed with CUDA_ERROR_ILLEGAL_ADDRESS (2026-12-07).
+    @jax.jit
+    def f(a, b, x):
+        y = jax_xsf.betainc(a, b, x)
+        return y, jax_xsf.betaincinv(a, b, y), jax_xsf.betainccinv(a, b, 1 - y)
+    rng = np.random.default_rng(0)
+    for i in range(4):
+        # Past 1e3 near the mean, where the device takes basym.
+        a, b = 10 ** rng.uniform(3, 4, (2, 1 << 16))
+        x = a / (a + b) * (1 + rng.uniform(-0.01, 0.01, 1 << 16))
+        y, xi, xc = (np.asarray(v) for v in f(a, b, x))
+        np.testing.assert_allclose(y, sc.betainc(a, b, x), rtol=1e-10)
+        np.testing.assert_allclose(xi, x, rtol=1e-12)
+        np.testing.assert_allclose(xc, x, rtol=1e-12)
+    print("ok")
+    """
+)
+
+
+def test_kernels_past_the_default_stack_in_a_fresh_process():
+    r = subprocess.run([sys.executable, "-c", STACK_FRAME_SCRIPT], env=command_buffer_env(), capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stderr[-3000:]
+
+
 def test_unmergeable_broadcast_past_the_kernel_rank_is_an_error_not_a_crash():
     # Nine alternating broadcast axes cannot be merged below eight.
     a = np.ones((2, 1) * 4 + (2,))

@@ -278,24 +278,17 @@ XSF_HOST_DEVICE inline double incbet_large(double a, double b, double x, double 
 }
 }  // namespace jax_xsf_incbet
 namespace jax_xsf_incbet {
-// x with I_x(a, b) = p and 1 - I_x(a, b) = q (p + q = 1, 0 < p < 1, the smaller exact) from
-// x0, cephes' incbi's root: past a parameter of 50 Newton steps on incbet_large. incbi's root
-// is as far off as its own incbet: 2.8e-12 from SciPy (Boost's ibeta_inv) at a, b ~ 1e4 and
-// 3.4e-6 at 1e6; in the far tails (p ~ 1e-100) off in every digit (1.1e-16 for 0.94). The steps are in u = log x on log T - log t, T the tail
-// below 1/2: I_x(a, b) against p or, above p = 1/2, 1 - I_x(a, b) = I_{1-x}(b, a) against
-// q, near linear in the far tails; x itself, not 1 - x, is the unknown (bench/investigations/
-// incbet_large_parameters.py). A step leaving the bracket the signs give bisects it (doubles
-// u while there is no lower end); incbi's root if the steps do not settle in 40.
-XSF_HOST_DEVICE inline double refine_root(double a, double b, double p, double q, double x0) {
-    if (!(a >= 50 || b >= 50)) return x0;
+// x with I_x(a, b) = p, 1 - I_x(a, b) = q (p + q = 1, 0 < p < 1, the smaller exact): Newton
+// from u in u = log x on log T - log t, T the tail below 1/2 (I_x(a, b) against p, or
+// I_{1-x}(b, a) against q), x the unknown, not 1 - x. A step leaving the signs' bracket
+// bisects it (doubles u with no lower end); NaN if not settled in 40 steps or past x = 1. lb:
+// log B(a, b) for the density, or NaN for TOMS 708's factor each step (any a, b; slower).
+XSF_HOST_DEVICE inline double newton_root(double a, double b, double p, double q, double u, double lb) {
     const bool upper = p > 0.5;
     const double lt = std::log(upper ? q : p);
-    double u = x0 > 0 && x0 < 1 ? std::log(x0) : std::log(a / (a + b));
     double lo = -std::numeric_limits<double>::infinity(), hi = 0;
     for (int i = 0; i < 40; i++) {
-        const double x = std::exp(u), xc = -xsf::cephes::expm1(u);
-        const double t = upper ? incbet(b, a, xc, x) : incbet(a, b, x, xc);
-        // g rises with u; dg/du = x pdf(x) / t, x pdf(x) = x^a (1-x)^b / B(a, b) / (1 - x).
+        const double x = std::exp(u), y = -xsf::cephes::expm1(u), t = upper ? incbet(b, a, y, x) : incbet(a, b, x, y);
         const double g = upper ? lt - std::log(t) : std::log(t) - lt;
         if (g == 0) return x;
         if (g < 0) {
@@ -303,13 +296,21 @@ XSF_HOST_DEVICE inline double refine_root(double a, double b, double p, double q
         } else {
             hi = u;
         }
-        const double step = g * t / (detail::power_terms(a, b, x, xc) / xc);
+        // g rises with u; dg/du = x pdf(x) / t, x pdf(x) = x^a y^b / B(a, b) / y.
+        const double power = std::isnan(lb) ? detail::power_terms(a, b, x, y) : std::exp(a * u + b * detail::log_of(y, x) - lb);
+        const double step = g * t / (power / y), next = u - step;
         // Newton converges quadratically: after a step this small the rest is below eps.
-        if (std::abs(step) <= 1e-9) return u - step < 0 ? std::exp(u - step) : x0;
-        const double next = u - step;
+        if (std::abs(step) <= 1e-9) return next < 0 ? std::exp(next) : std::numeric_limits<double>::quiet_NaN();
         u = next > lo && next < hi ? next : std::isinf(lo) ? 2 * u - 1 : 0.5 * (lo + hi);
     }
-    return x0;
+    return std::numeric_limits<double>::quiet_NaN();
+}
+
+// Past a parameter of 50 incbi's root x0 (3.4e-6 off at 1e6) refined; x0 if not settled.
+XSF_HOST_DEVICE inline double refine_root(double a, double b, double p, double q, double x0) {
+    if (!(a >= 50 || b >= 50)) return x0;
+    const double x = newton_root(a, b, p, q, x0 > 0 && x0 < 1 ? std::log(x0) : std::log(a / (a + b)), std::numeric_limits<double>::quiet_NaN());
+    return std::isnan(x) ? x0 : x;
 }
 }  // namespace jax_xsf_incbet
 

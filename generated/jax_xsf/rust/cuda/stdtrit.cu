@@ -10,8 +10,9 @@
 #include "xsf/cephes/const.h"
 #include "xsf/cephes/gamma.h"
 #include "xsf/cephes/ndtri.h"
-#include "xsf/cephes/ndtr.h"
+#include "xsf/cephes/incbi.h"
 #include "xsf/cephes/unity.h"
+#include "xsf/cephes/ndtr.h"
 #if defined(__CUDACC__)
 // xsf's incbet.h and incbi.h with every function out of line on the device, as
 // igam_noinline does for igam.h: bdtri 1.14-1.20x cupyx's kernel inlined, 0.77-0.80x out of
@@ -295,6 +296,42 @@ XSF_HOST_DEVICE inline double incbet_large(double a, double b, double x, double 
     return flag ? 1 - t : t;
 }
 }  // namespace jax_xsf_incbet
+namespace jax_xsf_incbet {
+// x with I_x(a, b) = p, 1 - I_x(a, b) = q (p + q = 1, 0 < p < 1, the smaller exact): Newton
+// from u in u = log x on log T - log t, T the tail below 1/2 (I_x(a, b) against p, or
+// I_{1-x}(b, a) against q), x the unknown, not 1 - x. A step leaving the signs' bracket
+// bisects it (doubles u with no lower end); NaN if not settled in 40 steps or past x = 1. lb:
+// log B(a, b) for the density, or NaN for TOMS 708's factor each step (any a, b; slower).
+XSF_HOST_DEVICE inline double newton_root(double a, double b, double p, double q, double u, double lb) {
+    const bool upper = p > 0.5;
+    const double lt = std::log(upper ? q : p);
+    double lo = -std::numeric_limits<double>::infinity(), hi = 0;
+    for (int i = 0; i < 40; i++) {
+        const double x = std::exp(u), y = -xsf::cephes::expm1(u), t = upper ? incbet(b, a, y, x) : incbet(a, b, x, y);
+        const double g = upper ? lt - std::log(t) : std::log(t) - lt;
+        if (g == 0) return x;
+        if (g < 0) {
+            lo = u;
+        } else {
+            hi = u;
+        }
+        // g rises with u; dg/du = x pdf(x) / t, x pdf(x) = x^a y^b / B(a, b) / y.
+        const double power = std::isnan(lb) ? detail::power_terms(a, b, x, y) : std::exp(a * u + b * detail::log_of(y, x) - lb);
+        const double step = g * t / (power / y), next = u - step;
+        // Newton converges quadratically: after a step this small the rest is below eps.
+        if (std::abs(step) <= 1e-9) return next < 0 ? std::exp(next) : std::numeric_limits<double>::quiet_NaN();
+        u = next > lo && next < hi ? next : std::isinf(lo) ? 2 * u - 1 : 0.5 * (lo + hi);
+    }
+    return std::numeric_limits<double>::quiet_NaN();
+}
+
+// Past a parameter of 50 incbi's root x0 (3.4e-6 off at 1e6) refined; x0 if not settled.
+XSF_HOST_DEVICE inline double refine_root(double a, double b, double p, double q, double x0) {
+    if (!(a >= 50 || b >= 50)) return x0;
+    const double x = newton_root(a, b, p, q, x0 > 0 && x0 < 1 ? std::log(x0) : std::log(a / (a + b)), std::numeric_limits<double>::quiet_NaN());
+    return std::isnan(x) ? x0 : x;
+}
+}  // namespace jax_xsf_incbet
 namespace jax_xsf_student_t {
 // Hill's normal deviate for Student's t with df degrees of freedom (CACM algorithm 395,
 // 1970): P(T <= -|t|) = Phi(-z) with z = z0 + hill_correction(df, z0),
@@ -344,41 +381,35 @@ XSF_HOST_DEVICE inline double cdf(double df, double t) {
 }
 
 namespace jax_xsf_stdtrit {
-// z with I_z(a, b) = y (0 < y < 1) by Newton steps on log I_z in u = log z from u: about 2.6
-// incbet calls a root from the starts below, where cephes' incbi takes several times that
-// (a quantile 4.5-6x faster on the CPU; within 2e-16 of mpmath in the tails where incbi was
-// 8e-12 off). lb = lbeta(a, b). The signs of log I_z - log y bracket the root; a step leaving
-// the bracket bisects it. NaN if it does not settle in 30 steps or settles past z = 1 (the
-// caller then runs incbi).
-XSF_HOST_DEVICE inline double incbi_newton(double a, double b, double lb, double y, double u) {
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    const double ly = std::log(y);
-    double lo = -std::numeric_limits<double>::infinity(), hi = 0;
-    for (int i = 0; i < 30; i++) {
-        const double z = std::exp(u), iz = jax_xsf_incbet::incbet(a, b, z, -xsf::cephes::expm1(u)), g = std::log(iz) - ly;
-        if (g == 0) return z;
-        if (g < 0) {
-            lo = u;
-        } else {
-            hi = u;
-        }
-        // d log I_z / d log z = z pdf(z) / I_z.
-        const double step = g / (std::exp(a * u + (b - 1) * std::log1p(-z) - lb) / iz);
-        // Newton converges quadratically: after a step this small the rest is below eps.
-        if (std::abs(step) <= 1e-9 * std::max(1.0, std::abs(u))) return u - step < 0 ? std::exp(u - step) : nan;
-        double next = u - step;
-        if (!(next > lo && next < hi)) next = std::isinf(lo) ? 2 * u - 1 : (lo + hi) / 2;
-        u = next;
-    }
-    return nan;
-}
-
+// The quantile t from z = df / (df + t^2) or from w = t^2 / (df + t^2) = 1 - z: the root of
+// I_z(df/2, 1/2) = 2q or of I_w(1/2, df/2) = 1 - 2q, q the smaller tail, by incbet_inverse's
+// newton_root (Newton steps in log z or log w on the log of the tail below 1/2, the steps
+// betaincinv and betainccinv refine their roots with). The unknown is whichever of z and w
+// is below 1/2 at the start, so that t^2 = df w / z keeps its precision: a root in z alone
+// left 1 - z only eps / (1 - z) of it, and one in w alone the same near w = 1. Against
+// SciPy (Boost) and mpmath, 2026-12-07 (40000 draws a decade, p uniform and log-uniform to
+// 1e-30 in either tail):
+//   - in z alone, df in [5e2, 5e3] and [5e3, 5e4]: 6.7e-13 and 1.3e-12 from SciPy (1 - z =
+//     6e-5 at df = 8.8e3, p = 0.76); now 1.2e-13 and 1.1e-13;
+//   - in w alone, within 1/4 of p = 1/2 at small df: 2.9e-9 from SciPy at df = 0.1,
+//     p = 0.749 (t = 126, 1 - w = 6e-6); now 1.6e-12 from mpmath, the rest cephes' incbet at
+//     a = df / 2 = 0.05 (t's condition number there is 1 / df; SciPy's is 1e-15).
+// About 2.6 incbet calls a root from the starts below, where cephes' incbi takes several
+// times that (a quantile 4.5-6x faster on the CPU); incbi's root where the steps do not
+// settle (NaN). The steps take the density from lbeta (lb): TOMS 708's factor, which
+// refine_root uses, made the CPU's quantiles 20 % slower. Past df = 1e4 Hill's deviate
+// inverted, past 1e20 the normal quantile, and the far tail's power law in closed form.
+//
+// The starts: for w, the normal quantile with Cornish-Fisher's first term; for z, the
+// smaller of that and the tail's power law z^a / (a B(a, 1/2)) <= I_z, both overestimates
+// of z (Student's tails are heavier than the normal's).
 XSF_HOST_DEVICE inline double eval(double df, double p) {
     if (std::isnan(df) || std::isnan(p) || !(df > 0) || p < 0 || p > 1) return std::numeric_limits<double>::quiet_NaN();
     // Beyond 1e20 degrees of freedom the quantile is the normal one to O(1/df).
     if (df > 1e20) return xsf::cephes::ndtri(p);
     if (p == 0) return -std::numeric_limits<double>::infinity();
     if (p == 1) return std::numeric_limits<double>::infinity();
+    if (p == 0.5) return 0.0;
     // |t| from the normal quantile with Cornish-Fisher's first term for Student's t.
     const double q = p >= 0.5 ? 1 - p : p, x = -xsf::cephes::ndtri(q), t0 = x + (x * x * x + x) / (4 * df);
     if (df > 1e4) {
@@ -391,18 +422,17 @@ XSF_HOST_DEVICE inline double eval(double df, double p) {
         const double t = std::sqrt(df * xsf::cephes::expm1(z0 * z0 / (df - 0.5)));
         return p < 0.5 ? -t : t;
     }
-    if (p > 0.25 && p < 0.75) {
-        if (p == 0.5) return 0.0;
-        // z = t^2 / (df + t^2), I_z(1/2, df/2) = |1 - 2p|.
-        const double y = std::abs(1 - 2 * p);
-        double z = incbi_newton(0.5, 0.5 * df, xsf::cephes::lbeta(0.5, 0.5 * df), y, 2 * std::log(t0) - std::log(df + t0 * t0));
-        if (std::isnan(z)) z = xsf::cephes::incbi(0.5, 0.5 * df, y);
-        const double t = std::sqrt(df * z / (1 - z));
-        return p < 0.5 ? -t : t;
-    }
-    // z = df / (df + t^2), I_z(df/2, 1/2) = 2q. Both starts overestimate z, the normal one
-    // (Student's tails are heavier) and z^a / (a B(a, 1/2)) <= I_z: the smaller is the closer.
     const double sign = p >= 0.5 ? 1.0 : -1.0, a = 0.5 * df, y = 2 * q, lb = xsf::cephes::lbeta(a, 0.5);
+    if (t0 * t0 < df) {
+        // w below 1/2 at the start: I_w(1/2, a) = 1 - y, whose tail y is exact (newton_root
+        // compares I_{1-w}(a, 1/2) with y where 1 - y is above 1/2, so 1 - y's rounding does
+        // not enter). incbi's w where the steps do not settle.
+        double w = jax_xsf_incbet::newton_root(0.5, a, 1 - y, y, 2 * std::log(t0) - std::log(df + t0 * t0), lb);
+        if (std::isnan(w)) w = xsf::cephes::incbi(0.5, a, 1 - y);
+        return sign * std::sqrt(df * w / (1 - w));
+    }
+    // z at or below 1/2 at the start: I_z(a, 1/2) = y; where y is above 1/2 (small df near
+    // the centre) through its complement 1 - y = 1 - 2q, exact for q >= 1/4.
     const double log_ab = std::log(a) + lb, u_power = (std::log(y) + log_ab) / a;
     // Where the power law's z is below 1e-17 min(a, 1) (log 1e-17 = -39.14) it is the root to
     // rounding (I_z's next term is z a / (2 (a + 1)) relative): t = sqrt(df / z) =
@@ -417,7 +447,7 @@ XSF_HOST_DEVICE inline double eval(double df, double p) {
         r += r * (de * std::log(x));
         return sign * (std::sqrt(df) * r) * r;
     }
-    double z = incbi_newton(a, 0.5, lb, y, std::min(std::min(u_power, -std::log1p(t0 * t0 / df)), -1e-300));
+    double z = jax_xsf_incbet::newton_root(a, 0.5, y, 1 - y, std::min(std::min(u_power, -std::log1p(t0 * t0 / df)), -1e-300), lb);
     if (std::isnan(z)) z = xsf::cephes::incbi(a, 0.5, y);
     if (std::numeric_limits<double>::max() * z < df) return sign * std::numeric_limits<double>::infinity();
     return sign * std::sqrt(df / z - df);
