@@ -128,6 +128,37 @@ pub fn repeated_prelude(name: &str) -> Entry {
     )
 }
 
+/// `function` calls `path` (from its code, or through prelude `through`), which prelude
+/// `owner` defines, and does not list `owner`.
+pub fn prelude_not_listed(function: &str, path: &str, owner: &str, through: Option<&str>) -> Entry {
+    let by = through.map_or(String::new(), |p| format!(" (in prelude `{p}`)"));
+    e(
+        format!("`{function}` calls `{path}`{by}, which prelude `{owner}` defines, but does not list `{owner}`"),
+        "called here without its prelude",
+        Some(format!(
+            "add \"{owner}\" to the function's `preludes`, before the code that calls it: the CUDA kernels compile each function alone, with the preludes it lists"
+        )),
+    )
+}
+
+/// Prelude `caller` calls `path`, defined by prelude `owner`, which `function` lists after it.
+pub fn prelude_listed_after(function: &str, path: &str, owner: &str, caller: &str) -> Entry {
+    e(
+        format!("`{function}` lists prelude `{owner}` after `{caller}`, which calls `{path}` it defines"),
+        "listed before the prelude it calls",
+        Some(format!("preludes are emitted in the order listed: put \"{owner}\" before \"{caller}\"")),
+    )
+}
+
+/// `function` calls `path`, which only `owner`'s own `prelude` defines.
+pub fn own_prelude_call(function: &str, path: &str, owner: &str) -> Entry {
+    e(
+        format!("`{function}` calls `{path}`, which only function `{owner}`'s own `prelude` defines"),
+        "not visible to this function's kernels",
+        Some("a function's own `prelude` is emitted for it alone: move the helper into a [[prelude]] both list".into()),
+    )
+}
+
 pub fn empty_prelude(name: &str) -> Entry {
     e(
         format!("prelude `{name}` has no code"),

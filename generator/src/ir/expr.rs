@@ -36,13 +36,13 @@ const CPP_WORDS: &[&str] = &[
     "INFINITY",
 ];
 
-struct Token<'a> {
-    text: &'a str,
-    offset: usize,
-    ident: bool,
+pub(super) struct Token<'a> {
+    pub(super) text: &'a str,
+    pub(super) offset: usize,
+    pub(super) ident: bool,
 }
 
-fn tokens(src: &str) -> Vec<Token<'_>> {
+pub(super) fn tokens(src: &str) -> Vec<Token<'_>> {
     let b = src.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;

@@ -5,6 +5,7 @@
 use super::dtype::{parse_loop, LoopError};
 use super::expr::{cpp_free_names, is_cpp_keyword, is_identifier, PY_MODULES, PY_RESERVED};
 use super::names::is_reserved;
+use super::prelude_calls::{self, Owner};
 use super::pyexpr::{self, Use};
 use super::*;
 use crate::diag::{catalog, catalog::Entry, Diagnostics};
@@ -90,11 +91,14 @@ pub fn lower(
     }
     let function_names: Vec<String> = seen.keys().cloned().collect();
     let preludes = check_preludes(&mut cx, &raw.preludes);
+    let defs = defined_functions(&preludes, &raw.ufuncs);
 
     let mut ufuncs: Vec<Ufunc> = raw
         .ufuncs
         .iter()
-        .filter_map(|u| lower_ufunc(&mut cx, u, &default_platforms, default_headers, &function_names, &preludes))
+        .filter_map(|u| {
+            lower_ufunc(&mut cx, u, &default_platforms, default_headers, &function_names, (&preludes, &defs))
+        })
         .collect();
     let mut functions: Vec<Function> =
         raw.functions.iter().filter_map(|f| lower_function(&mut cx, f, &default_platforms)).collect();
@@ -175,6 +179,8 @@ struct Prelude {
     shared: SharedPrelude,
     headers: Vec<String>,
     cuda_headers: Vec<String>,
+    /// The functions its code defines and calls (prelude_calls).
+    names: prelude_calls::Names,
 }
 
 fn check_preludes(cx: &mut Ctx, raw: &[RawPrelude]) -> BTreeMap<String, Prelude> {
@@ -195,9 +201,10 @@ fn check_preludes(cx: &mut Ctx, raw: &[RawPrelude]) -> BTreeMap<String, Prelude>
         let headers = p.headers.as_deref().map(|h| check_headers(cx, h)).unwrap_or_default();
         let cuda_headers = p.cuda_headers.as_deref().map_or_else(|| headers.clone(), |h| check_headers(cx, h));
         let at = SourceAt::of_string(cx.sources, &p.code.span());
+        let names = prelude_calls::scan(p.code.get_ref(), false);
         out.insert(
             name.clone(),
-            Prelude { shared: SharedPrelude { name: name.clone(), code, at }, headers, cuda_headers },
+            Prelude { shared: SharedPrelude { name: name.clone(), code, at }, headers, cuda_headers, names },
         );
     }
     out
@@ -285,13 +292,118 @@ fn check_arg_names(
     out
 }
 
+/// Every function the preludes and the functions' own `prelude`s define, and where.
+fn defined_functions(preludes: &BTreeMap<String, Prelude>, ufuncs: &[RawUfunc]) -> BTreeMap<String, Vec<Owner>> {
+    let mut defs: BTreeMap<String, Vec<Owner>> = BTreeMap::new();
+    let own =
+        ufuncs.iter().filter_map(|u| u.prelude.as_ref().map(|p| (Owner::Own(u.name.get_ref().clone()), p.get_ref())));
+    let shared = preludes.iter().map(|(n, p)| (Owner::Prelude(n.clone()), &p.shared.code));
+    for (owner, code) in shared.chain(own) {
+        for d in prelude_calls::scan(code, false).defs {
+            let owners = defs.entry(d).or_default();
+            if !owners.contains(&owner) {
+                owners.push(owner.clone());
+            }
+        }
+    }
+    defs
+}
+
+/// A function's code that may call into preludes: a listed prelude (`through`), its own
+/// `prelude` or an expression, as the spec holds it at `span`, seeing the first `sees`
+/// listed preludes.
+struct CallingCode<'a> {
+    code: &'a str,
+    span: Range<usize>,
+    calls: Vec<prelude_calls::Call>,
+    through: Option<&'a str>,
+    sees: usize,
+}
+
+/// Each call into a prelude's function must find that prelude listed by the function, before
+/// the prelude that calls it (the function's own `prelude` and expressions come after all
+/// of them): NVRTC compiles each function with its listed preludes only (prelude_calls).
+fn check_prelude_calls(cx: &mut Ctx, u: &RawUfunc, preludes: &[&Prelude], defs: &BTreeMap<String, Vec<Owner>>) {
+    let function = u.name.get_ref();
+    let listed: Vec<&str> = preludes.iter().map(|p| p.shared.name.as_str()).collect();
+    let raw_entry = |name: &str| u.preludes.iter().flatten().find(|n| n.get_ref() == name).map(|n| n.span());
+    let mut blocks: Vec<CallingCode> = Vec::new();
+    for (k, p) in preludes.iter().enumerate() {
+        let span = raw_entry(&p.shared.name).unwrap_or_else(|| u.name.span());
+        blocks.push(CallingCode {
+            code: &p.shared.code,
+            span,
+            calls: p.names.calls.clone(),
+            through: Some(&p.shared.name),
+            sees: k + 1,
+        });
+    }
+    if let Some(p) = &u.prelude {
+        let calls = prelude_calls::scan(p.get_ref(), false).calls;
+        blocks.push(CallingCode { code: p.get_ref(), span: p.span(), calls, through: None, sees: listed.len() });
+    }
+    let exprs =
+        std::iter::once(&u.expr).chain(u.cuda_expr.iter()).chain(u.cuda_expr_by_loop.iter().flat_map(|m| m.values()));
+    for e in exprs {
+        let calls = prelude_calls::scan(e.get_ref(), true).calls;
+        blocks.push(CallingCode { code: e.get_ref(), span: e.span(), calls, through: None, sees: listed.len() });
+    }
+    let mut reported = std::collections::BTreeSet::new();
+    for CallingCode { code, span, calls, through, sees } in blocks {
+        for call in calls {
+            let Some((path, owners)) = prelude_calls::resolve(&call, defs) else { continue };
+            let visible = owners.iter().any(|o| match o {
+                Owner::Prelude(n) => listed[..sees].contains(&n.as_str()),
+                Owner::Own(f) => f == function && through.is_none(),
+            });
+            if visible {
+                continue;
+            }
+            // Where: a prelude's call at its entry in `preludes`; the function's own at the call.
+            let at = if through.is_some() { span.clone() } else { locate(cx, code, &span, &call.at) };
+            let later = owners.iter().find_map(|o| match o {
+                Owner::Prelude(n) if listed.contains(&n.as_str()) => Some(n),
+                _ => None,
+            });
+            let shared = owners.iter().find_map(|o| match o {
+                Owner::Prelude(n) => Some(n),
+                Owner::Own(_) => None,
+            });
+            let (owner, entry) = match (later, shared, through) {
+                (Some(owner), _, Some(caller)) => (owner, catalog::prelude_listed_after(function, path, owner, caller)),
+                (_, Some(owner), _) => (owner, catalog::prelude_not_listed(function, path, owner, through)),
+                _ => {
+                    let Some(Owner::Own(other)) = owners.first() else { continue };
+                    (other, catalog::own_prelude_call(function, path, other))
+                }
+            };
+            // One error for each missing prelude and caller: its first call.
+            if reported.insert((owner.clone(), through)) {
+                cx.err(at, entry);
+            }
+        }
+    }
+}
+
+/// The span in the spec of `at`, a range of `code` (the value of the TOML string at `span`):
+/// the same text's occurrence in the source, counted as in the value (escapes aside).
+fn locate(cx: &Ctx, code: &str, span: &Range<usize>, at: &Range<usize>) -> Range<usize> {
+    let Some(snippet) = code.get(at.clone()) else { return span.clone() };
+    let nth = code[..at.start].matches(snippet).count();
+    let source = cx.sources.text().get(span.clone()).unwrap_or("");
+    match source.match_indices(snippet).nth(nth) {
+        Some((i, _)) => span.start + i..span.start + i + snippet.len(),
+        None => span.clone(),
+    }
+}
+
 fn lower_ufunc(
     cx: &mut Ctx,
     u: &RawUfunc,
     default_platforms: &BTreeSet<Platform>,
     default_headers: &[Spanned<String>],
     functions: &[String],
-    known_preludes: &BTreeMap<String, Prelude>,
+    (known_preludes, defs): (&BTreeMap<String, Prelude>, &BTreeMap<String, Vec<Owner>>),
 ) -> Option<Ufunc> {
     let before = cx.diags.len();
     check_name(cx, "function name", &u.name);
@@ -299,6 +411,7 @@ fn lower_ufunc(
 
     let headers_raw = u.headers.as_deref().unwrap_or(default_headers);
     let preludes = resolve_preludes(cx, u.preludes.as_deref(), known_preludes);
+    check_prelude_calls(cx, u, &preludes, defs);
     if headers_raw.is_empty() && preludes.iter().all(|p| p.headers.is_empty()) {
         cx.err(u.name.span(), catalog::missing_header(&name));
     }

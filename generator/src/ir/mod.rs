@@ -5,6 +5,7 @@ pub mod dtype;
 pub mod expr;
 pub mod lower;
 pub mod names;
+pub mod prelude_calls;
 pub mod pyexpr;
 pub mod pymodules;
 pub mod signature;
