@@ -295,11 +295,12 @@ fn check_arg_names(
 /// Every function the preludes and the functions' own `prelude`s define, and where.
 fn defined_functions(preludes: &BTreeMap<String, Prelude>, ufuncs: &[RawUfunc]) -> BTreeMap<String, Vec<Owner>> {
     let mut defs: BTreeMap<String, Vec<Owner>> = BTreeMap::new();
-    let own =
-        ufuncs.iter().filter_map(|u| u.prelude.as_ref().map(|p| (Owner::Own(u.name.get_ref().clone()), p.get_ref())));
-    let shared = preludes.iter().map(|(n, p)| (Owner::Prelude(n.clone()), &p.shared.code));
-    for (owner, code) in shared.chain(own) {
-        for d in prelude_calls::scan(code, false).defs {
+    let own = ufuncs.iter().filter_map(|u| {
+        u.prelude.as_ref().map(|p| (Owner::Own(u.name.get_ref().clone()), prelude_calls::scan(p.get_ref(), false).defs))
+    });
+    let shared = preludes.iter().map(|(n, p)| (Owner::Prelude(n.clone()), p.names.defs.clone()));
+    for (owner, found) in shared.chain(own) {
+        for d in found {
             let owners = defs.entry(d).or_default();
             if !owners.contains(&owner) {
                 owners.push(owner.clone());
