@@ -294,10 +294,11 @@ def check_output(label, x, host, port, kappa, name, real):
 
 
 # Named preludes that reroute calls inside xsf's headers on the device (a macro while the
-# headers are read); their device code is also built here, with JAX_XSF_SEAMS_ON_HOST, and
-# compared with SciPy as the GPU test compares the kernels (glibc's tgamma/lgamma here, the
-# CUDA math library's there).
-SEAMS = {"igam_math_library", "incbet_device"}
+# headers are read), or take another path there (f_quantile: fdtri's unrefined incbi root);
+# their device code is also built here, with JAX_XSF_SEAMS_ON_HOST, and compared with SciPy
+# as the GPU test compares the kernels (glibc's tgamma/lgamma here, the CUDA math library's
+# there).
+SEAMS = {"igam_math_library", "incbet_device", "f_quantile"}
 SEAM_FUNCTIONS = sorted(n for n, u in UFUNCS.items() if SEAMS & set(u.get("preludes", [])))
 CTYPE = {"d": "double", "l": "long long", "i": "int"}
 
