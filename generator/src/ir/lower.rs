@@ -91,13 +91,18 @@ pub fn lower(
     }
     let function_names: Vec<String> = seen.keys().cloned().collect();
     let preludes = check_preludes(&mut cx, &raw.preludes);
-    let defs = defined_functions(&preludes, &raw.ufuncs);
+    // Each function's own `prelude`, read once for its definitions and its calls.
+    let own: Vec<Option<prelude_calls::Names>> =
+        raw.ufuncs.iter().map(|u| u.prelude.as_ref().map(|p| prelude_calls::scan(p.get_ref(), false))).collect();
+    let defs = defined_functions(&preludes, raw.ufuncs.iter().zip(&own));
 
     let mut ufuncs: Vec<Ufunc> = raw
         .ufuncs
         .iter()
-        .filter_map(|u| {
-            lower_ufunc(&mut cx, u, &default_platforms, default_headers, &function_names, (&preludes, &defs))
+        .zip(&own)
+        .filter_map(|(u, names)| {
+            let code = PreludeCode { known: &preludes, defs: &defs, own: names.as_ref() };
+            lower_ufunc(&mut cx, u, &default_platforms, default_headers, &function_names, code)
         })
         .collect();
     let mut functions: Vec<Function> =
@@ -292,15 +297,24 @@ fn check_arg_names(
     out
 }
 
+/// The C++ a function may call into: the spec's preludes, where each function they and the
+/// functions' own `prelude`s define is defined, and this function's own `prelude`, read.
+struct PreludeCode<'a> {
+    known: &'a BTreeMap<String, Prelude>,
+    defs: &'a BTreeMap<String, Vec<Owner>>,
+    own: Option<&'a prelude_calls::Names>,
+}
+
 /// Every function the preludes and the functions' own `prelude`s define, and where.
-fn defined_functions(preludes: &BTreeMap<String, Prelude>, ufuncs: &[RawUfunc]) -> BTreeMap<String, Vec<Owner>> {
+fn defined_functions<'a>(
+    preludes: &'a BTreeMap<String, Prelude>,
+    ufuncs: impl Iterator<Item = (&'a RawUfunc, &'a Option<prelude_calls::Names>)>,
+) -> BTreeMap<String, Vec<Owner>> {
     let mut defs: BTreeMap<String, Vec<Owner>> = BTreeMap::new();
-    let own = ufuncs.iter().filter_map(|u| {
-        u.prelude.as_ref().map(|p| (Owner::Own(u.name.get_ref().clone()), prelude_calls::scan(p.get_ref(), false).defs))
-    });
-    let shared = preludes.iter().map(|(n, p)| (Owner::Prelude(n.clone()), p.names.defs.clone()));
+    let own = ufuncs.filter_map(|(u, names)| names.as_ref().map(|n| (Owner::Own(u.name.get_ref().clone()), &n.defs)));
+    let shared = preludes.iter().map(|(n, p)| (Owner::Prelude(n.clone()), &p.names.defs));
     for (owner, found) in shared.chain(own) {
-        for d in found {
+        for d in found.iter().cloned() {
             let owners = defs.entry(d).or_default();
             if !owners.contains(&owner) {
                 owners.push(owner.clone());
@@ -324,7 +338,12 @@ struct CallingCode<'a> {
 /// Each call into a prelude's function must find that prelude listed by the function, before
 /// the prelude that calls it (the function's own `prelude` and expressions come after all
 /// of them): NVRTC compiles each function with its listed preludes only (prelude_calls).
-fn check_prelude_calls(cx: &mut Ctx, u: &RawUfunc, preludes: &[&Prelude], defs: &BTreeMap<String, Vec<Owner>>) {
+fn check_prelude_calls(
+    cx: &mut Ctx,
+    u: &RawUfunc,
+    (preludes, own): (&[&Prelude], Option<&prelude_calls::Names>),
+    defs: &BTreeMap<String, Vec<Owner>>,
+) {
     let function = u.name.get_ref();
     let listed: Vec<&str> = preludes.iter().map(|p| p.shared.name.as_str()).collect();
     let raw_entry = |name: &str| u.preludes.iter().flatten().find(|n| n.get_ref() == name).map(|n| n.span());
@@ -339,8 +358,8 @@ fn check_prelude_calls(cx: &mut Ctx, u: &RawUfunc, preludes: &[&Prelude], defs: 
             sees: k + 1,
         });
     }
-    if let Some(p) = &u.prelude {
-        let calls = prelude_calls::scan(p.get_ref(), false).calls;
+    if let (Some(p), Some(names)) = (&u.prelude, own) {
+        let calls = names.calls.clone();
         blocks.push(CallingCode { code: p.get_ref(), span: p.span(), calls, through: None, sees: listed.len() });
     }
     let exprs =
@@ -404,15 +423,15 @@ fn lower_ufunc(
     default_platforms: &BTreeSet<Platform>,
     default_headers: &[Spanned<String>],
     functions: &[String],
-    (known_preludes, defs): (&BTreeMap<String, Prelude>, &BTreeMap<String, Vec<Owner>>),
+    code: PreludeCode,
 ) -> Option<Ufunc> {
     let before = cx.diags.len();
     check_name(cx, "function name", &u.name);
     let name = u.name.get_ref().clone();
 
     let headers_raw = u.headers.as_deref().unwrap_or(default_headers);
-    let preludes = resolve_preludes(cx, u.preludes.as_deref(), known_preludes);
-    check_prelude_calls(cx, u, &preludes, defs);
+    let preludes = resolve_preludes(cx, u.preludes.as_deref(), code.known);
+    check_prelude_calls(cx, u, (&preludes, code.own), code.defs);
     if headers_raw.is_empty() && preludes.iter().all(|p| p.headers.is_empty()) {
         cx.err(u.name.span(), catalog::missing_header(&name));
     }

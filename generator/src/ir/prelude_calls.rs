@@ -5,9 +5,10 @@
 //! NVRTC compiles each function alone and fails (2026-12-07: stdtrit called
 //! `jax_xsf_incbet::newton_root` without listing `incbet_inverse`).
 //!
-//! Not a C++ parser: comments, literals and preprocessor lines are blanked, braces tracked
-//! as namespace or block scopes, and a name followed by `(` is a definition at namespace
-//! scope after a type, a call inside a block. A call it cannot read (a template's, a
+//! Not a C++ parser (one, such as tree-sitter's, would be a build dependency of the
+//! generator for a check that needs only names): comments, literals and preprocessor lines
+//! are blanked, braces tracked as namespace or block scopes, and a name followed by `(` is a
+//! definition at namespace scope after a type, a call inside a block. A call it cannot read (a template's, a
 //! macro's) goes unchecked; a call it reads names a prelude function only if that exact
 //! path is defined by one, so it reports nothing it does not find defined.
 
