@@ -7,12 +7,14 @@
 //!
 //! Not a C++ parser (one, such as tree-sitter's, would be a build dependency of the
 //! generator for a check that needs only names): comments, literals and preprocessor lines
-//! are blanked, braces tracked as namespace or block scopes, and a name followed by `(` is a
-//! definition at namespace scope after a type, a call inside a block. A call it cannot read (a template's, a
-//! macro's) goes unchecked; a call it reads names a prelude function only if that exact
-//! path is defined by one, so it reports nothing it does not find defined.
+//! are blanked, braces tracked as namespace or block scopes, and a name followed by `(`
+//! (or by template arguments and `(`: `basym<10>(`) is a definition at namespace scope after
+//! a type, a call inside a block. A `#define`'s replacement text is read as a body where it
+//! stands (incbet_device's `beta(a, b)` expands to a call into gamma_device). A call it
+//! reports names a prelude function only if that exact path is defined by one, so it
+//! reports nothing it does not find defined; it misses calls a macro's name hides.
 
-use super::expr::{is_cpp_keyword, tokens};
+use super::expr::{is_cpp_keyword, tokens, Token};
 use std::collections::BTreeMap;
 use std::ops::Range;
 
@@ -44,10 +46,12 @@ pub enum Owner {
 }
 
 /// `src` with comments, string and character literals and preprocessor lines (with their
-/// continuations) replaced by spaces, newlines kept, so byte offsets stay.
-fn blank(src: &str) -> String {
+/// continuations) replaced by spaces, newlines kept, so byte offsets stay; and the byte
+/// ranges of the `#define` lines among them.
+fn blank(src: &str) -> (String, Vec<Range<usize>>) {
     let b = src.as_bytes();
     let mut out = b.to_vec();
+    let mut defines = Vec::new();
     let mut i = 0;
     let mut line_start = true;
     while i < b.len() {
@@ -63,6 +67,9 @@ fn blank(src: &str) -> String {
             let from = i;
             while i < b.len() && !(b[i] == b'\n' && b[i - 1] != b'\\') {
                 i += 1;
+            }
+            if src[from + 1..i].trim_start().starts_with("define") {
+                defines.push(from..i);
             }
             erase(from, i, &mut out);
         } else if c == b'/' && b.get(i + 1) == Some(&b'/') {
@@ -100,7 +107,58 @@ fn blank(src: &str) -> String {
         line_start = false;
     }
     // Only ASCII bytes were replaced, by ASCII spaces.
-    String::from_utf8(out).unwrap_or_default()
+    (String::from_utf8(out).unwrap_or_default(), defines)
+}
+
+/// The replacement text of a `#define` line (`line`: its range in `src`), comments blanked,
+/// offsets kept: what follows the macro's name and its parameter list, if it has one.
+fn macro_body(src: &str, line: &Range<usize>) -> Range<usize> {
+    let b = src.as_bytes();
+    let mut i = line.start + 1;
+    let skip_space = |i: &mut usize| {
+        while *i < line.end && matches!(b[*i], b' ' | b'\t') {
+            *i += 1;
+        }
+    };
+    skip_space(&mut i);
+    i += "define".len();
+    skip_space(&mut i);
+    while i < line.end && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+        i += 1;
+    }
+    // A function-like macro's parameters follow its name with no space between.
+    if b.get(i) == Some(&b'(') {
+        while i < line.end && b[i] != b')' {
+            i += 1;
+        }
+        i = (i + 1).min(line.end);
+    }
+    i..line.end
+}
+
+/// Where the tokens from `toks[j]` are template arguments `<...>` (names, numbers, `::`,
+/// `,` and `*`, nested) followed by `(`: the index of that `(`. A comparison such as
+/// `a < b && c > (d)` has other tokens between and is not taken for one.
+fn after_template_arguments(toks: &[Token<'_>], j: usize) -> Option<usize> {
+    if toks.get(j)?.text != "<" {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (k, t) in toks.iter().enumerate().skip(j) {
+        match t.text {
+            "<" => depth += 1,
+            ">" => {
+                depth -= 1;
+                if depth == 0 {
+                    return toks.get(k + 1).filter(|p| p.text == "(").map(|_| k + 1);
+                }
+            }
+            "::" | "," | "*" => {}
+            _ if t.ident || t.text.starts_with(|c: char| c.is_ascii_digit()) => {}
+            _ => return None,
+        }
+    }
+    None
 }
 
 enum Scope {
@@ -111,8 +169,9 @@ enum Scope {
 /// The definitions and calls of `code`; `in_body`: the code is an expression, read as if
 /// inside a function body.
 pub fn scan(code: &str, in_body: bool) -> Names {
-    let text = blank(code);
+    let (text, defines) = blank(code);
     let toks = tokens(&text);
+    let mut defines = defines.into_iter().peekable();
     let mut scopes: Vec<Scope> = if in_body { vec![Scope::Block] } else { Vec::new() };
     let mut out = Names::default();
     let namespaces = |scopes: &[Scope]| -> Vec<String> {
@@ -125,9 +184,21 @@ pub fn scan(code: &str, in_body: bool) -> Names {
             .flatten()
             .collect()
     };
+    // A macro's calls, read where the macro is defined, in the namespaces open there.
+    let read_macro = |line: Range<usize>, scopes: &[Scope], out: &mut Names| {
+        let body = macro_body(code, &line);
+        for mut call in scan(&code[body.clone()], true).calls {
+            call.scope = namespaces(scopes);
+            call.at = call.at.start + body.start..call.at.end + body.start;
+            out.calls.push(call);
+        }
+    };
     let mut k = 0;
     while k < toks.len() {
         let t = &toks[k];
+        while let Some(line) = defines.next_if(|d| d.start < t.offset) {
+            read_macro(line, &scopes, &mut out);
+        }
         match t.text {
             "{" => scopes.push(Scope::Block),
             "}" => {
@@ -155,7 +226,9 @@ pub fn scan(code: &str, in_body: bool) -> Names {
                     path.push(toks[j + 1].text.to_string());
                     j += 2;
                 }
-                let called = toks.get(j).is_some_and(|p| p.text == "(");
+                // `basym<10>(`: the call's `(` after its template arguments.
+                let paren = after_template_arguments(&toks, j).unwrap_or(j);
+                let called = toks.get(paren).is_some_and(|p| p.text == "(");
                 let after_member = k.checked_sub(1).is_some_and(|p| matches!(toks[p].text, "." | "->"));
                 let keyword = path.len() == 1 && is_cpp_keyword(&path[0]);
                 if called && !after_member && !keyword {
@@ -178,6 +251,9 @@ pub fn scan(code: &str, in_body: bool) -> Names {
             _ => {}
         }
         k += 1;
+    }
+    for line in defines {
+        read_macro(line, &scopes, &mut out);
     }
     out
 }
@@ -229,9 +305,10 @@ inline double quad(double x) {
         let n = scan(CODE, false);
         let calls: Vec<String> =
             n.calls.iter().map(|c| format!("{}{}", if c.absolute { "::" } else { "" }, c.path.join("::"))).collect();
-        assert_eq!(calls, ["detail::twice", "detail::twice", "::demo::helper", "std::exp"]);
+        // `other`: the replacement text of the `#define`.
+        assert_eq!(calls, ["other", "detail::twice", "detail::twice", "::demo::helper", "std::exp"]);
         assert_eq!(n.calls[0].scope, ["demo"]);
-        assert_eq!(&CODE[n.calls[2].at.clone()], "::demo::helper");
+        assert_eq!(&CODE[n.calls[3].at.clone()], "::demo::helper");
     }
 
     #[test]
@@ -240,6 +317,28 @@ inline double quad(double x) {
         assert_eq!(n.calls.len(), 1);
         assert_eq!(n.calls[0].path, ["demo", "quad"]);
         assert!(scan("demo::quad(x)", false).calls.is_empty());
+    }
+
+    #[test]
+    fn template_arguments_before_the_parenthesis() {
+        let paths = |code: &str| -> Vec<String> { scan(code, true).calls.iter().map(|c| c.path.join("::")).collect() };
+        assert_eq!(paths("detail::basym<detail::terms, 2>(a, b) + f<g<int*>>(x)"), ["detail::basym", "f"]);
+        // Comparisons, not template arguments: `a` and `c` are not called.
+        assert_eq!(paths("a < b && c > (d) ? a<b>c : h(x)"), ["h"]);
+    }
+
+    #[test]
+    fn a_macros_replacement_text_is_read_where_it_is_defined() {
+        let code = "namespace outer {\n#define TWICE(x) \\\n    detail::twice(x) + g(x)\n#define PI 3.14\n}\n";
+        let n = scan(code, false);
+        let calls: Vec<(String, Vec<String>)> = n.calls.iter().map(|c| (c.path.join("::"), c.scope.clone())).collect();
+        assert_eq!(
+            calls,
+            [("detail::twice".to_string(), vec!["outer".to_string()]), ("g".to_string(), vec!["outer".to_string()])]
+        );
+        assert_eq!(&code[n.calls[0].at.clone()], "detail::twice");
+        // The macro's own name and parameters are not calls.
+        assert!(scan("#define twice(x) (2 * (x))\n", false).calls.is_empty());
     }
 
     #[test]
