@@ -8,7 +8,10 @@ raise the limit at load from each kernel's CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES (w
 prints, for a frame in the kernel itself and one in a callee) instead of the spec's
 cuda_stack. Each case runs in a fresh process (a fresh context at the default limit).
     python bench/investigations/stack_limit_probe.py     (on the GPU machine; needs CuPy)
-Not yet answered: no device was lent when it was written (docs/benchmarks-log.md, 2026-12-07).
+Answered on an H100 (2026-12-07 22:30 UTC, docs/benchmarks-log.md): no, capture is not the
+difference. 1600-byte kernels ran at the 1024-byte default plainly and captured into a
+graph, and the limit read 1600 afterwards (the driver grew it). Why XLA's launches failed
+at the default is still open, so the spec's cuda_stack stays.
 """
 
 from __future__ import annotations
