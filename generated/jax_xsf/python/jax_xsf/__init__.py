@@ -36,6 +36,8 @@ __all__ = [
     "bdtr",
     "bdtrc",
     "bdtri",
+    "bdtrik",
+    "bdtrin",
     "bei",
     "beip",
     "ber",
@@ -50,6 +52,8 @@ __all__ = [
     "binom",
     "boxcox",
     "boxcox1p",
+    "btdtria",
+    "btdtrib",
     "cbrt",
     "chdtr",
     "chdtrc",
@@ -179,6 +183,8 @@ __all__ = [
     "nbdtr",
     "nbdtrc",
     "nbdtri",
+    "nbdtrik",
+    "nbdtrin",
     "ndtr",
     "ndtri",
     "ndtri_exp",
@@ -333,6 +339,34 @@ def bdtri(k, n, y, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["bdtri"](k, n, y, overwrite_input=overwrite_input)
+
+
+def bdtrik(y, n, p, /, *, overwrite_input=None):
+    """Inverse of bdtr with respect to k (k real in [0, n], as SciPy's; a root search on incbet).
+
+    Equivalent to ``scipy.special.bdtrik``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.bdtrik.html
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["bdtrik"](y, n, p, overwrite_input=overwrite_input)
+
+
+def bdtrin(k, y, p, /, *, overwrite_input=None):
+    """Inverse of bdtr with respect to n (a root search on incbet).
+
+    Equivalent to ``scipy.special.bdtrin``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.bdtrin.html
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["bdtrin"](k, y, p, overwrite_input=overwrite_input)
 
 
 def bei(x, /, *, overwrite_input=None):
@@ -543,6 +577,34 @@ def boxcox1p(x, lmbda, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["boxcox1p"](x, lmbda, overwrite_input=overwrite_input)
+
+
+def btdtria(p, b, x, /, *, overwrite_input=None):
+    """Inverse of btdtr (betainc) with respect to a: the a at which I_x(a, b) = p (a root search on incbet).
+
+    Equivalent to ``scipy.special.btdtria``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.btdtria.html
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["btdtria"](p, b, x, overwrite_input=overwrite_input)
+
+
+def btdtrib(a, p, x, /, *, overwrite_input=None):
+    """Inverse of btdtr (betainc) with respect to b: the b at which I_x(a, b) = p (a root search on incbet).
+
+    Equivalent to ``scipy.special.btdtrib``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.btdtrib.html
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["btdtrib"](a, p, x, overwrite_input=overwrite_input)
 
 
 def cbrt(x, /, *, overwrite_input=None):
@@ -2504,6 +2566,34 @@ def nbdtri(k, n, y, /, *, overwrite_input=None):
     copy per iteration; ``True``: always; ``False``: never.
     """
     return _ufuncs["nbdtri"](k, n, y, overwrite_input=overwrite_input)
+
+
+def nbdtrik(y, n, p, /, *, overwrite_input=None):
+    """Inverse of nbdtr with respect to k (k real, clipped at 0 as SciPy's; a root search on incbet).
+
+    Equivalent to ``scipy.special.nbdtrik``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.nbdtrik.html
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["nbdtrik"](y, n, p, overwrite_input=overwrite_input)
+
+
+def nbdtrin(k, y, p, /, *, overwrite_input=None):
+    """Inverse of nbdtr with respect to n (a root search on incbet).
+
+    Equivalent to ``scipy.special.nbdtrin``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.nbdtrin.html
+    Type loops: fff->f, ddd->d.
+    Platforms: cpu, cuda.
+    ``overwrite_input``: whether the result takes the buffer of an input of its shape and
+    dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
+    loop body where the input is carried and used only here (``x = f(x)``), saving a
+    copy per iteration; ``True``: always; ``False``: never.
+    """
+    return _ufuncs["nbdtrin"](k, y, p, overwrite_input=overwrite_input)
 
 
 def ndtr(x, /, *, overwrite_input=None):

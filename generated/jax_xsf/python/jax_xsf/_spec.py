@@ -6,7 +6,7 @@ VERSION = "0.1.0"
 LIBRARY = "libjax_xsf_ffi.so"
 CONTRACT_SYMBOL = "bg_jax_xsf_contract"
 # Stamped into the library too; a mismatch at import means stale build output.
-CONTRACT = "bridgegen 0.1.0; spec sha256:eafe70b6bedc01cb; xla-ffi-api 0.1"
+CONTRACT = "bridgegen 0.1.0; spec sha256:efecf6b10510aaed; xla-ffi-api 0.1"
 # Returns the CUDA architectures whose kernels the library embeds ("" if none).
 CUDA_ARCHS_SYMBOL = "bg_jax_xsf_cuda_archs"
 # Returns the build's facts as JSON; `bridgegen build` writes the same into _build.py.
@@ -74,6 +74,26 @@ UFUNCS = {
         handlers={"cpu": "bg_jax_xsf_bdtri_cpu", "cuda": "bg_jax_xsf_bdtri_cuda"},
         derivatives=("y",),
         nondiff=("k", "n"),
+    ),
+    "bdtrik": dict(
+        target="bridgegen.jax_xsf.bdtrik",
+        inputs=("y", "n", "p"),
+        outputs=("out",),
+        loops=("fff->f", "ddd->d"),
+        platforms=("cpu", "cuda"),
+        handlers={"cpu": "bg_jax_xsf_bdtrik_cpu", "cuda": "bg_jax_xsf_bdtrik_cuda"},
+        derivatives=(),
+        nondiff=(),
+    ),
+    "bdtrin": dict(
+        target="bridgegen.jax_xsf.bdtrin",
+        inputs=("k", "y", "p"),
+        outputs=("out",),
+        loops=("fff->f", "ddd->d"),
+        platforms=("cpu", "cuda"),
+        handlers={"cpu": "bg_jax_xsf_bdtrin_cpu", "cuda": "bg_jax_xsf_bdtrin_cuda"},
+        derivatives=(),
+        nondiff=(),
     ),
     "bei": dict(
         target="bridgegen.jax_xsf.bei",
@@ -218,6 +238,26 @@ UFUNCS = {
         handlers={"cpu": "bg_jax_xsf_boxcox1p_cpu", "cuda": "bg_jax_xsf_boxcox1p_cuda"},
         derivatives=("x",),
         nondiff=("lmbda",),
+    ),
+    "btdtria": dict(
+        target="bridgegen.jax_xsf.btdtria",
+        inputs=("p", "b", "x"),
+        outputs=("out",),
+        loops=("fff->f", "ddd->d"),
+        platforms=("cpu", "cuda"),
+        handlers={"cpu": "bg_jax_xsf_btdtria_cpu", "cuda": "bg_jax_xsf_btdtria_cuda"},
+        derivatives=(),
+        nondiff=(),
+    ),
+    "btdtrib": dict(
+        target="bridgegen.jax_xsf.btdtrib",
+        inputs=("a", "p", "x"),
+        outputs=("out",),
+        loops=("fff->f", "ddd->d"),
+        platforms=("cpu", "cuda"),
+        handlers={"cpu": "bg_jax_xsf_btdtrib_cpu", "cuda": "bg_jax_xsf_btdtrib_cuda"},
+        derivatives=(),
+        nondiff=(),
     ),
     "cbrt": dict(
         target="bridgegen.jax_xsf.cbrt",
@@ -1560,6 +1600,26 @@ UFUNCS = {
         handlers={"cpu": "bg_jax_xsf_nbdtri_cpu", "cuda": "bg_jax_xsf_nbdtri_cuda"},
         derivatives=("y",),
         nondiff=("k", "n"),
+    ),
+    "nbdtrik": dict(
+        target="bridgegen.jax_xsf.nbdtrik",
+        inputs=("y", "n", "p"),
+        outputs=("out",),
+        loops=("fff->f", "ddd->d"),
+        platforms=("cpu", "cuda"),
+        handlers={"cpu": "bg_jax_xsf_nbdtrik_cpu", "cuda": "bg_jax_xsf_nbdtrik_cuda"},
+        derivatives=(),
+        nondiff=(),
+    ),
+    "nbdtrin": dict(
+        target="bridgegen.jax_xsf.nbdtrin",
+        inputs=("k", "y", "p"),
+        outputs=("out",),
+        loops=("fff->f", "ddd->d"),
+        platforms=("cpu", "cuda"),
+        handlers={"cpu": "bg_jax_xsf_nbdtrin_cpu", "cuda": "bg_jax_xsf_nbdtrin_cuda"},
+        derivatives=(),
+        nondiff=(),
     ),
     "ndtr": dict(
         target="bridgegen.jax_xsf.ndtr",

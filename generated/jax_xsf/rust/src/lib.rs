@@ -33,6 +33,10 @@ extern "C" {
     fn bg_jax_xsf_bdtri__flf_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_bdtri__did_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_bdtri__dld_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_bdtrik__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_bdtrik__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_bdtrin__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_bdtrin__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_bei__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_bei__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_beip__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -93,6 +97,10 @@ extern "C" {
     fn bg_jax_xsf_boxcox__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_boxcox1p__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_boxcox1p__dd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_btdtria__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_btdtria__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_btdtrib__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_btdtrib__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_cbrt__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_cbrt__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_chdtr__ff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -892,6 +900,10 @@ extern "C" {
     fn bg_jax_xsf_nbdtri__llf_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_nbdtri__iid_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_nbdtri__lld_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_nbdtrik__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_nbdtrik__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_nbdtrin__fff_f(args: *const *mut u8, n: *const i64, steps: *const i64);
+    fn bg_jax_xsf_nbdtrin__ddd_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_ndtr__f_f(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_ndtr__d_d(args: *const *mut u8, n: *const i64, steps: *const i64);
     fn bg_jax_xsf_ndtr__F_F(args: *const *mut u8, n: *const i64, steps: *const i64);
@@ -1637,6 +1649,106 @@ pub unsafe extern "C" fn bg_jax_xsf_bdtri_cuda(
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_BDTRI)
 }
+static CPU_BDTRIK: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.bdtrik",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_bdtrik__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_bdtrik__ddd_d,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.bdtrik` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_bdtrik_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_BDTRIK)
+}
+static CUDA_BDTRIK: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.bdtrik",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.bdtrik",
+        kernels::IMAGES_BDTRIK,
+        &[c"bg_jax_xsf_bdtrik__fff_f", c"bg_jax_xsf_bdtrik__ddd_d"],
+        2048usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.bdtrik` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_bdtrik_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_BDTRIK)
+}
+static CPU_BDTRIN: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.bdtrin",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_bdtrin__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_bdtrin__ddd_d,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.bdtrin` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_bdtrin_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_BDTRIN)
+}
+static CUDA_BDTRIN: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.bdtrin",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.bdtrin",
+        kernels::IMAGES_BDTRIN,
+        &[c"bg_jax_xsf_bdtrin__fff_f", c"bg_jax_xsf_bdtrin__ddd_d"],
+        2048usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.bdtrin` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_bdtrin_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_BDTRIN)
+}
 static CPU_BEI: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.bei",
     nin: 1usize,
@@ -2236,6 +2348,106 @@ pub unsafe extern "C" fn bg_jax_xsf_boxcox1p_cuda(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_BOXCOX1P)
+}
+static CPU_BTDTRIA: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.btdtria",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_btdtria__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_btdtria__ddd_d,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.btdtria` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_btdtria_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_BTDTRIA)
+}
+static CUDA_BTDTRIA: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.btdtria",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.btdtria",
+        kernels::IMAGES_BTDTRIA,
+        &[c"bg_jax_xsf_btdtria__fff_f", c"bg_jax_xsf_btdtria__ddd_d"],
+        2048usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.btdtria` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_btdtria_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_BTDTRIA)
+}
+static CPU_BTDTRIB: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.btdtrib",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_btdtrib__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_btdtrib__ddd_d,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.btdtrib` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_btdtrib_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_BTDTRIB)
+}
+static CUDA_BTDTRIB: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.btdtrib",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.btdtrib",
+        kernels::IMAGES_BTDTRIB,
+        &[c"bg_jax_xsf_btdtrib__fff_f", c"bg_jax_xsf_btdtrib__ddd_d"],
+        2048usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.btdtrib` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_btdtrib_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_BTDTRIB)
 }
 static CPU_CBRT: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.cbrt",
@@ -8364,6 +8576,106 @@ pub unsafe extern "C" fn bg_jax_xsf_nbdtri_cuda(
 ) -> *mut XLA_FFI_Error {
     cuda::run_ufunc(frame, &CUDA_NBDTRI)
 }
+static CPU_NBDTRIK: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.nbdtrik",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_nbdtrik__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_nbdtrik__ddd_d,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.nbdtrik` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_nbdtrik_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_NBDTRIK)
+}
+static CUDA_NBDTRIK: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.nbdtrik",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.nbdtrik",
+        kernels::IMAGES_NBDTRIK,
+        &[c"bg_jax_xsf_nbdtrik__fff_f", c"bg_jax_xsf_nbdtrik__ddd_d"],
+        2048usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.nbdtrik` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_nbdtrik_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_NBDTRIK)
+}
+static CPU_NBDTRIN: cpu::Ufunc = cpu::Ufunc {
+    name: "jax_xsf.nbdtrin",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        cpu::Loop {
+            types: &[DType::F32, DType::F32, DType::F32, DType::F32],
+            kernel: bg_jax_xsf_nbdtrin__fff_f,
+        },
+        cpu::Loop {
+            types: &[DType::F64, DType::F64, DType::F64, DType::F64],
+            kernel: bg_jax_xsf_nbdtrin__ddd_d,
+        },
+    ],
+    core: None,
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.nbdtrin` on cpu.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_nbdtrin_cpu(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cpu::run_ufunc(frame, &CPU_NBDTRIN)
+}
+static CUDA_NBDTRIN: cuda::Ufunc = cuda::Ufunc {
+    name: "jax_xsf.nbdtrin",
+    nin: 3usize,
+    nout: 1usize,
+    loops: &[
+        &[DType::F32, DType::F32, DType::F32, DType::F32],
+        &[DType::F64, DType::F64, DType::F64, DType::F64],
+    ],
+    core: None,
+    module: cuda::module::Module::new(
+        "jax_xsf.nbdtrin",
+        kernels::IMAGES_NBDTRIN,
+        &[c"bg_jax_xsf_nbdtrin__fff_f", c"bg_jax_xsf_nbdtrin__ddd_d"],
+        2048usize,
+    ),
+};
+/// XLA FFI handler for `bridgegen.jax_xsf.nbdtrin` on cuda.
+/// # Safety
+/// Called by XLA with a valid call frame.
+#[no_mangle]
+pub unsafe extern "C" fn bg_jax_xsf_nbdtrin_cuda(
+    frame: *mut XLA_FFI_CallFrame,
+) -> *mut XLA_FFI_Error {
+    cuda::run_ufunc(frame, &CUDA_NBDTRIN)
+}
 static CPU_NDTR: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.ndtr",
     nin: 1usize,
@@ -11392,7 +11704,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:eafe70b6bedc01cb; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:efecf6b10510aaed; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
