@@ -58,13 +58,12 @@ XSF_HOST_DEVICE inline double incbd(double a, double b, double x, double y) {
 }  // namespace detail
 }  // namespace jax_xsf_incbet
 namespace jax_xsf_incbet {
-// I_x(a, b) where max(a, b) >= 8 with its factor x^a y^b / B(a, b) (y = 1 - x) formed
-// without lgamma(a) or lgamma(b): cephes' incbet takes exp(a log x + b log y - lbeta(a, b)),
-// terms of about lgamma(a + b) each, and loses |lgamma(a + b)| eps: 3.1e-11 at a, b in
-// [800, 8000], where SciPy's (Boost's) ibeta is 6.5e-14 (incbet_large_parameters.py).
-// Cephes' series and second continued fraction, chosen anew (incbet_large below); TOMS 708's
-// basym near the mean past 100 (1000 on the device); the factor is TOMS 708's. Below 8 (both)
-// cephes' incbet as it is.
+// I_x(a, b) where max(a, b) >= 8 with its factor x^a y^b / B(a, b) (y = 1 - x) formed without
+// lgamma(a) or lgamma(b): cephes' incbet takes exp(a log x + b log y - lbeta(a, b)), terms of
+// about lgamma(a + b) each, and loses |lgamma(a + b)| eps: 3.1e-11 at a, b in [800, 8000],
+// where SciPy's (Boost's) ibeta is 6.5e-14 (incbet_large_parameters.py). Cephes' series and
+// second continued fraction, chosen anew (incbet_large below); TOMS 708's basym near the mean
+// past 100 (1000 on the device); the factor is TOMS 708's. Below 8 (both) cephes' incbet.
 namespace detail {
 // Stirling's correction lgamma(z) - ((z - 1/2) log z - z + log(2 pi) / 2) for z >= 8: the
 // asymptotic series to z^-17, whose next term is below 2e-17 there.
@@ -223,17 +222,6 @@ template <int num> XSF_HOST_DEVICE inline double basym(double a, double b, doubl
 }  // namespace detail
 
 // I_x(a, b) for a, b > 0 and 0 < x < 1 with y = 1 - x (as exact as the caller has it).
-XSF_HOST_DEVICE inline double incbet_large(double a, double b, double x, double y);
-
-XSF_HOST_DEVICE inline double incbet(double a, double b, double x, double y) {
-    // cephes for both below 8, and for its domain's edges and NaN.
-    if (!(a >= 8 || b >= 8) || !(a > 0 && b > 0 && x > 0 && x < 1) || std::isinf(a + b)) return xsf::cephes::incbet(a, b, x);
-    // Should a continued fraction stop short (its 300 steps) and give a value outside [0, 1]:
-    // cephes' instead, as before.
-    const double t = incbet_large(a, b, x, y);
-    return t >= 0 && t <= 1 ? t : xsf::cephes::incbet(a, b, x);
-}
-
 XSF_HOST_DEVICE inline double incbet_large(double a, double b, double x, double y) {
     // cephes' incbet's choices, its flag the swap to the upper tail.
     if (b * x <= 1 && x <= 0.95) return detail::pseries(a, b, x, y);
@@ -246,8 +234,7 @@ XSF_HOST_DEVICE inline double incbet_large(double a, double b, double x, double 
         x = y;
         y = t;
     }
-    // TOMS 708's choice of basym: both past 100 (1000 on the device), x within
-    // 0.03 min(a, b) / (a + b) below the mean.
+    // TOMS 708's choice of basym: both past 100 (1000 on the device), x within 0.03 min(a, b) / (a + b) below the mean.
     const double lambda = std::max(a > b ? (a + b) * y - b : a - (a + b) * x, 0.0);
     if (std::min(a, b) > detail::basym_from && lambda <= 0.03 * std::min(a, b)) {
         const double t = detail::basym<detail::basym_terms>(a, b, lambda);
@@ -274,6 +261,19 @@ XSF_HOST_DEVICE inline double incbet_large(double a, double b, double x, double 
         t = power == 0 ? 0.0 : power * (detail::incbd(a, b, x, y) / y) / a;
     }
     return flag ? 1 - t : t;
+}
+XSF_HOST_DEVICE inline double incbet(double a, double b, double x, double y) {
+    // cephes for both below 8, and for its domain's edges and NaN (y > 0: x may round to 1).
+    if (!(a >= 8 || b >= 8) || !(a > 0 && b > 0 && x > 0 && y > 0) || std::isinf(a + b)) return xsf::cephes::incbet(a, b, x);
+#if !defined(__CUDACC__)
+    // One parameter l past 1e150, 1e17 times the other, s: the fractions' (a + b)^2 overflow past 1.3e154
+    // (betainc(1, 1e160, 1e-159) was NaN); l (-log v), v on l's side, is Gamma(s) to O(s / l).
+    if (b >= 1e150 && a <= 1e-17 * b) return std::min(1.0, xsf::cephes::igam(a, -b * detail::log_of(y, x)));
+    if (a >= 1e150 && b <= 1e-17 * a) return std::min(1.0, xsf::cephes::igamc(b, -a * detail::log_of(x, y)));
+#endif
+    if (!(x < 1)) return xsf::cephes::incbet(a, b, x);
+    const double t = incbet_large(a, b, x, y);  // a fraction that stops short (300 steps) and leaves [0, 1]: cephes'
+    return t >= 0 && t <= 1 ? t : xsf::cephes::incbet(a, b, x);
 }
 }  // namespace jax_xsf_incbet
 

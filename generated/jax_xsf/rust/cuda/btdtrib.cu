@@ -77,13 +77,12 @@ XSF_HOST_DEVICE inline double incbd(double a, double b, double x, double y) {
 }  // namespace detail
 }  // namespace jax_xsf_incbet
 namespace jax_xsf_incbet {
-// I_x(a, b) where max(a, b) >= 8 with its factor x^a y^b / B(a, b) (y = 1 - x) formed
-// without lgamma(a) or lgamma(b): cephes' incbet takes exp(a log x + b log y - lbeta(a, b)),
-// terms of about lgamma(a + b) each, and loses |lgamma(a + b)| eps: 3.1e-11 at a, b in
-// [800, 8000], where SciPy's (Boost's) ibeta is 6.5e-14 (incbet_large_parameters.py).
-// Cephes' series and second continued fraction, chosen anew (incbet_large below); TOMS 708's
-// basym near the mean past 100 (1000 on the device); the factor is TOMS 708's. Below 8 (both)
-// cephes' incbet as it is.
+// I_x(a, b) where max(a, b) >= 8 with its factor x^a y^b / B(a, b) (y = 1 - x) formed without
+// lgamma(a) or lgamma(b): cephes' incbet takes exp(a log x + b log y - lbeta(a, b)), terms of
+// about lgamma(a + b) each, and loses |lgamma(a + b)| eps: 3.1e-11 at a, b in [800, 8000],
+// where SciPy's (Boost's) ibeta is 6.5e-14 (incbet_large_parameters.py). Cephes' series and
+// second continued fraction, chosen anew (incbet_large below); TOMS 708's basym near the mean
+// past 100 (1000 on the device); the factor is TOMS 708's. Below 8 (both) cephes' incbet.
 namespace detail {
 // Stirling's correction lgamma(z) - ((z - 1/2) log z - z + log(2 pi) / 2) for z >= 8: the
 // asymptotic series to z^-17, whose next term is below 2e-17 there.
@@ -242,17 +241,6 @@ template <int num> XSF_HOST_DEVICE inline double basym(double a, double b, doubl
 }  // namespace detail
 
 // I_x(a, b) for a, b > 0 and 0 < x < 1 with y = 1 - x (as exact as the caller has it).
-XSF_HOST_DEVICE inline double incbet_large(double a, double b, double x, double y);
-
-XSF_HOST_DEVICE inline double incbet(double a, double b, double x, double y) {
-    // cephes for both below 8, and for its domain's edges and NaN.
-    if (!(a >= 8 || b >= 8) || !(a > 0 && b > 0 && x > 0 && x < 1) || std::isinf(a + b)) return xsf::cephes::incbet(a, b, x);
-    // Should a continued fraction stop short (its 300 steps) and give a value outside [0, 1]:
-    // cephes' instead, as before.
-    const double t = incbet_large(a, b, x, y);
-    return t >= 0 && t <= 1 ? t : xsf::cephes::incbet(a, b, x);
-}
-
 XSF_HOST_DEVICE inline double incbet_large(double a, double b, double x, double y) {
     // cephes' incbet's choices, its flag the swap to the upper tail.
     if (b * x <= 1 && x <= 0.95) return detail::pseries(a, b, x, y);
@@ -265,8 +253,7 @@ XSF_HOST_DEVICE inline double incbet_large(double a, double b, double x, double 
         x = y;
         y = t;
     }
-    // TOMS 708's choice of basym: both past 100 (1000 on the device), x within
-    // 0.03 min(a, b) / (a + b) below the mean.
+    // TOMS 708's choice of basym: both past 100 (1000 on the device), x within 0.03 min(a, b) / (a + b) below the mean.
     const double lambda = std::max(a > b ? (a + b) * y - b : a - (a + b) * x, 0.0);
     if (std::min(a, b) > detail::basym_from && lambda <= 0.03 * std::min(a, b)) {
         const double t = detail::basym<detail::basym_terms>(a, b, lambda);
@@ -294,6 +281,19 @@ XSF_HOST_DEVICE inline double incbet_large(double a, double b, double x, double 
     }
     return flag ? 1 - t : t;
 }
+XSF_HOST_DEVICE inline double incbet(double a, double b, double x, double y) {
+    // cephes for both below 8, and for its domain's edges and NaN (y > 0: x may round to 1).
+    if (!(a >= 8 || b >= 8) || !(a > 0 && b > 0 && x > 0 && y > 0) || std::isinf(a + b)) return xsf::cephes::incbet(a, b, x);
+#if !defined(__CUDACC__)
+    // One parameter l past 1e150, 1e17 times the other, s: the fractions' (a + b)^2 overflow past 1.3e154
+    // (betainc(1, 1e160, 1e-159) was NaN); l (-log v), v on l's side, is Gamma(s) to O(s / l).
+    if (b >= 1e150 && a <= 1e-17 * b) return std::min(1.0, xsf::cephes::igam(a, -b * detail::log_of(y, x)));
+    if (a >= 1e150 && b <= 1e-17 * a) return std::min(1.0, xsf::cephes::igamc(b, -a * detail::log_of(x, y)));
+#endif
+    if (!(x < 1)) return xsf::cephes::incbet(a, b, x);
+    const double t = incbet_large(a, b, x, y);  // a fraction that stops short (300 steps) and leaves [0, 1]: cephes'
+    return t >= 0 && t <= 1 ? t : xsf::cephes::incbet(a, b, x);
+}
 }  // namespace jax_xsf_incbet
 namespace jax_xsf_beta_parameters {
 // I_x(a, b) - p, from the tail of p: below p = 1/2 as it is, above as (1 - p) - I_y(b, a)
@@ -303,44 +303,65 @@ XSF_HOST_DEVICE inline double deviation(double a, double b, double x, double y, 
     return p <= 0.5 ? jax_xsf_incbet::incbet(a, b, x, y) - p : (1 - p) - jax_xsf_incbet::incbet(b, a, y, x);
 }
 
+// cdf_inversion's root of f in (0, inf). On the device incbet is NaN past a parameter of
+// about 1.3e154 (incbet_large's limit there is host-only) and NaN has no sign the search can
+// read: past 1e150 the search is told the root lies below, and a root found there is NaN.
+#if defined(__CUDACC__)
+constexpr double searched_to = 1e150;
+#else
+constexpr double searched_to = std::numeric_limits<double>::infinity();
+#endif
+template <typename F> XSF_HOST_DEVICE inline double root(F f, bool increasing) {
+    const double r = jax_xsf_cdf_inversion::positive_root(
+        [=](double v) { return v > searched_to ? (increasing ? 1.0 : -1.0) : f(v); }, increasing);
+    return r >= 0.5 * searched_to ? std::numeric_limits<double>::quiet_NaN() : r;
+}
+
 XSF_HOST_DEVICE inline bool is_probability(double p) { return p >= 0 && p <= 1; }
+XSF_HOST_DEVICE inline bool is_parameter(double v) { return v > 0 && !std::isinf(v); }
 
-// a with I_x(a, b) = p: 0 at p = 1 (SciPy's search: 2.2e-308), inf at p = 0, as SciPy.
+// a with I_x(a, b) = p, which falls with a from 1 (a -> 0) to 0: 0 at p = 1 (SciPy's
+// search: its bound 2.2e-308), inf at p = 0 (as SciPy).
 XSF_HOST_DEVICE inline double btdtria(double p, double b, double x) {
-    if (!is_probability(p) || !(b > 0) || std::isinf(b) || !(x > 0 && x < 1)) return std::numeric_limits<double>::quiet_NaN();
-    return jax_xsf_cdf_inversion::positive_root([=](double a) { return deviation(a, b, x, 1 - x, p); }, false);
+    if (!is_probability(p) || !is_parameter(b) || !(x > 0 && x < 1)) return std::numeric_limits<double>::quiet_NaN();
+    if (p == 0 || p == 1) return p == 0 ? std::numeric_limits<double>::infinity() : 0.0;
+    return root([=](double a) { return deviation(a, b, x, 1 - x, p); }, false);
 }
 
-// b with I_x(a, b) = p: 0 at p = 0 (SciPy: 2.2e-308), inf at p = 1, as SciPy.
+// b with I_x(a, b) = p, which rises with b from 0 to 1: 0 at p = 0 (SciPy: 2.2e-308), inf at
+// p = 1 (as SciPy).
 XSF_HOST_DEVICE inline double btdtrib(double a, double p, double x) {
-    if (!is_probability(p) || !(a > 0) || std::isinf(a) || !(x > 0 && x < 1)) return std::numeric_limits<double>::quiet_NaN();
-    return jax_xsf_cdf_inversion::positive_root([=](double b) { return deviation(a, b, x, 1 - x, p); }, true);
+    if (!is_probability(p) || !is_parameter(a) || !(x > 0 && x < 1)) return std::numeric_limits<double>::quiet_NaN();
+    if (p == 0 || p == 1) return p == 0 ? 0.0 : std::numeric_limits<double>::infinity();
+    return root([=](double b) { return deviation(a, b, x, 1 - x, p); }, true);
 }
 
-// k >= 0 with nbdtr(k, n, p) = I_p(n, k + 1) = y, which rises with k from p^n at k = 0 to 1:
-// k clipped at 0 where y <= p^n (as SciPy's search range and pdtrik), so also where nbdtr is
-// 1 for every k (p = 1 or n = 0; SciPy's search answers its bound 1e100 there). y = 1 needs
-// k = inf: NaN, as SciPy.
+// The least k >= 0 with nbdtr(k, n, p) = I_p(n, k + 1) >= y: nbdtr rises with k from p^n at
+// k = 0 to 1, so 0 where y <= p^n (as SciPy's search range and pdtrik), also where nbdtr is 1
+// for every k (p = 1 or n = 0; SciPy's search answers its bound 1e100). Where it is below y
+// for every k (y = 1, or p = 0 and y > 0) k = inf: NaN, as SciPy at y = 1 (at p = 0 SciPy 0).
 XSF_HOST_DEVICE inline double nbdtrik(double y, double n, double p) {
-    if (!(y >= 0 && y < 1) || !(n >= 0) || std::isinf(n) || !is_probability(p)) return std::numeric_limits<double>::quiet_NaN();
+    if (!is_probability(y) || !(n >= 0) || std::isinf(n) || !is_probability(p)) return std::numeric_limits<double>::quiet_NaN();
     if (y == 0 || p == 1 || n == 0) return 0.0;
-    if (p == 0) return std::numeric_limits<double>::quiet_NaN();
-    const double b = jax_xsf_cdf_inversion::positive_root([=](double b) { return deviation(n, b, p, 1 - p, y); }, true);
+    if (y == 1 || p == 0) return std::numeric_limits<double>::quiet_NaN();
+    const double b = root([=](double b) { return deviation(n, b, p, 1 - p, y); }, true);
     return b > 1 ? b - 1 : 0.0;
 }
 
-// n > 0 with I_p(n, k + 1) = y, which falls with n from 1 (n -> 0) to 0: inf at y = 0, and
-// where nbdtr is 1 for every n (p = 1; SciPy: 1e100); NaN at y = 1 (n = 0), as SciPy.
+// n > 0 with I_p(n, k + 1) = y, which falls with n from 1 (n -> 0) to 0: 0 at y = 1 (SciPy
+// NaN), inf at y = 0 (SciPy's search: 5, 1957.5 or 1e100). For p = 0 or 1 nbdtr is the same
+// for every n: NaN (SciPy: its bounds).
 XSF_HOST_DEVICE inline double nbdtrin(double k, double y, double p) {
-    if (!(k >= 0) || std::isinf(k) || !(y >= 0 && y < 1) || !is_probability(p) || p == 0) return std::numeric_limits<double>::quiet_NaN();
-    return jax_xsf_cdf_inversion::positive_root([=](double n) { return deviation(n, k + 1, p, 1 - p, y); }, false);
+    if (!(k >= 0) || std::isinf(k) || !is_probability(y) || !(p > 0 && p < 1)) return std::numeric_limits<double>::quiet_NaN();
+    if (y == 0 || y == 1) return y == 0 ? std::numeric_limits<double>::infinity() : 0.0;
+    return root([=](double n) { return deviation(n, k + 1, p, 1 - p, y); }, false);
 }
 
 // k in [0, n] with bdtr(k, n, p) = I_{1-p}(n - k, k + 1) = y (k real, as cdflib's), which
-// rises with k from (1 - p)^n at k = 0 to 1 at k = n: 0 where y <= (1 - p)^n, as SciPy.
-// 1 - p and p are each other's exact complement here.
+// rises with k from (1 - p)^n at k = 0 to 1 at k = n: 0 where y <= (1 - p)^n, n at y = 1, as
+// SciPy; NaN at p = 0 or n = 0, as SciPy. 1 - p and p are each other's exact complement here.
 XSF_HOST_DEVICE inline double bdtrik(double y, double n, double p) {
-    if (!is_probability(y) || !(n >= 0) || std::isinf(n) || !(p > 0 && p <= 1)) return std::numeric_limits<double>::quiet_NaN();
+    if (!is_probability(y) || !is_parameter(n) || !(p > 0 && p <= 1)) return std::numeric_limits<double>::quiet_NaN();
     if (y == 1) return n;
     const auto f = [=](double k) { return k < n ? deviation(n - k, k + 1, 1 - p, p, y) : 1 - y; };
     const double f0 = f(0.0);
@@ -350,10 +371,12 @@ XSF_HOST_DEVICE inline double bdtrik(double y, double n, double p) {
 }
 
 // n >= k with I_{1-p}(n - k, k + 1) = y, which falls with n from 1 (n -> k) to 0: the root in
-// n - k; inf at y = 0, k at y = 1 (SciPy's search: 2.5 at k = 3, and 1957.5 at y = 0).
+// n - k; k at y = 1 and inf at y = 0 (SciPy's search: 2.5 at k = 3, and 1957.5). For p = 0 or 1
+// bdtr is the same for every n: NaN (SciPy: its bounds).
 XSF_HOST_DEVICE inline double bdtrin(double k, double y, double p) {
     if (!(k >= 0) || std::isinf(k) || !is_probability(y) || !(p > 0 && p < 1)) return std::numeric_limits<double>::quiet_NaN();
-    return k + jax_xsf_cdf_inversion::positive_root([=](double m) { return deviation(m, k + 1, 1 - p, p, y); }, false);
+    if (y == 0 || y == 1) return y == 0 ? std::numeric_limits<double>::infinity() : k;
+    return k + root([=](double m) { return deviation(m, k + 1, 1 - p, p, y); }, false);
 }
 }  // namespace jax_xsf_beta_parameters
 
