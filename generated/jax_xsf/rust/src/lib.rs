@@ -1674,31 +1674,6 @@ pub unsafe extern "C" fn bg_jax_xsf_bdtrik_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_BDTRIK)
 }
-static CUDA_BDTRIK: cuda::Ufunc = cuda::Ufunc {
-    name: "jax_xsf.bdtrik",
-    nin: 3usize,
-    nout: 1usize,
-    loops: &[
-        &[DType::F32, DType::F32, DType::F32, DType::F32],
-        &[DType::F64, DType::F64, DType::F64, DType::F64],
-    ],
-    core: None,
-    module: cuda::module::Module::new(
-        "jax_xsf.bdtrik",
-        kernels::IMAGES_BDTRIK,
-        &[c"bg_jax_xsf_bdtrik__fff_f", c"bg_jax_xsf_bdtrik__ddd_d"],
-        2048usize,
-    ),
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.bdtrik` on cuda.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_bdtrik_cuda(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cuda::run_ufunc(frame, &CUDA_BDTRIK)
-}
 static CPU_BDTRIN: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.bdtrin",
     nin: 3usize,
@@ -1723,31 +1698,6 @@ pub unsafe extern "C" fn bg_jax_xsf_bdtrin_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_BDTRIN)
-}
-static CUDA_BDTRIN: cuda::Ufunc = cuda::Ufunc {
-    name: "jax_xsf.bdtrin",
-    nin: 3usize,
-    nout: 1usize,
-    loops: &[
-        &[DType::F32, DType::F32, DType::F32, DType::F32],
-        &[DType::F64, DType::F64, DType::F64, DType::F64],
-    ],
-    core: None,
-    module: cuda::module::Module::new(
-        "jax_xsf.bdtrin",
-        kernels::IMAGES_BDTRIN,
-        &[c"bg_jax_xsf_bdtrin__fff_f", c"bg_jax_xsf_bdtrin__ddd_d"],
-        2048usize,
-    ),
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.bdtrin` on cuda.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_bdtrin_cuda(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cuda::run_ufunc(frame, &CUDA_BDTRIN)
 }
 static CPU_BEI: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.bei",
@@ -2374,31 +2324,6 @@ pub unsafe extern "C" fn bg_jax_xsf_btdtria_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_BTDTRIA)
 }
-static CUDA_BTDTRIA: cuda::Ufunc = cuda::Ufunc {
-    name: "jax_xsf.btdtria",
-    nin: 3usize,
-    nout: 1usize,
-    loops: &[
-        &[DType::F32, DType::F32, DType::F32, DType::F32],
-        &[DType::F64, DType::F64, DType::F64, DType::F64],
-    ],
-    core: None,
-    module: cuda::module::Module::new(
-        "jax_xsf.btdtria",
-        kernels::IMAGES_BTDTRIA,
-        &[c"bg_jax_xsf_btdtria__fff_f", c"bg_jax_xsf_btdtria__ddd_d"],
-        2048usize,
-    ),
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.btdtria` on cuda.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_btdtria_cuda(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cuda::run_ufunc(frame, &CUDA_BTDTRIA)
-}
 static CPU_BTDTRIB: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.btdtrib",
     nin: 3usize,
@@ -2423,31 +2348,6 @@ pub unsafe extern "C" fn bg_jax_xsf_btdtrib_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_BTDTRIB)
-}
-static CUDA_BTDTRIB: cuda::Ufunc = cuda::Ufunc {
-    name: "jax_xsf.btdtrib",
-    nin: 3usize,
-    nout: 1usize,
-    loops: &[
-        &[DType::F32, DType::F32, DType::F32, DType::F32],
-        &[DType::F64, DType::F64, DType::F64, DType::F64],
-    ],
-    core: None,
-    module: cuda::module::Module::new(
-        "jax_xsf.btdtrib",
-        kernels::IMAGES_BTDTRIB,
-        &[c"bg_jax_xsf_btdtrib__fff_f", c"bg_jax_xsf_btdtrib__ddd_d"],
-        2048usize,
-    ),
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.btdtrib` on cuda.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_btdtrib_cuda(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cuda::run_ufunc(frame, &CUDA_BTDTRIB)
 }
 static CPU_CBRT: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.cbrt",
@@ -8601,31 +8501,6 @@ pub unsafe extern "C" fn bg_jax_xsf_nbdtrik_cpu(
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_NBDTRIK)
 }
-static CUDA_NBDTRIK: cuda::Ufunc = cuda::Ufunc {
-    name: "jax_xsf.nbdtrik",
-    nin: 3usize,
-    nout: 1usize,
-    loops: &[
-        &[DType::F32, DType::F32, DType::F32, DType::F32],
-        &[DType::F64, DType::F64, DType::F64, DType::F64],
-    ],
-    core: None,
-    module: cuda::module::Module::new(
-        "jax_xsf.nbdtrik",
-        kernels::IMAGES_NBDTRIK,
-        &[c"bg_jax_xsf_nbdtrik__fff_f", c"bg_jax_xsf_nbdtrik__ddd_d"],
-        2048usize,
-    ),
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.nbdtrik` on cuda.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_nbdtrik_cuda(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cuda::run_ufunc(frame, &CUDA_NBDTRIK)
-}
 static CPU_NBDTRIN: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.nbdtrin",
     nin: 3usize,
@@ -8650,31 +8525,6 @@ pub unsafe extern "C" fn bg_jax_xsf_nbdtrin_cpu(
     frame: *mut XLA_FFI_CallFrame,
 ) -> *mut XLA_FFI_Error {
     cpu::run_ufunc(frame, &CPU_NBDTRIN)
-}
-static CUDA_NBDTRIN: cuda::Ufunc = cuda::Ufunc {
-    name: "jax_xsf.nbdtrin",
-    nin: 3usize,
-    nout: 1usize,
-    loops: &[
-        &[DType::F32, DType::F32, DType::F32, DType::F32],
-        &[DType::F64, DType::F64, DType::F64, DType::F64],
-    ],
-    core: None,
-    module: cuda::module::Module::new(
-        "jax_xsf.nbdtrin",
-        kernels::IMAGES_NBDTRIN,
-        &[c"bg_jax_xsf_nbdtrin__fff_f", c"bg_jax_xsf_nbdtrin__ddd_d"],
-        2048usize,
-    ),
-};
-/// XLA FFI handler for `bridgegen.jax_xsf.nbdtrin` on cuda.
-/// # Safety
-/// Called by XLA with a valid call frame.
-#[no_mangle]
-pub unsafe extern "C" fn bg_jax_xsf_nbdtrin_cuda(
-    frame: *mut XLA_FFI_CallFrame,
-) -> *mut XLA_FFI_Error {
-    cuda::run_ufunc(frame, &CUDA_NBDTRIN)
 }
 static CPU_NDTR: cpu::Ufunc = cpu::Ufunc {
     name: "jax_xsf.ndtr",
@@ -11704,7 +11554,7 @@ pub unsafe extern "C" fn bg_jax_xsf_zetac_cuda(
 /// Python package at import.
 #[no_mangle]
 pub extern "C" fn bg_jax_xsf_contract() -> *const std::ffi::c_char {
-    c"bridgegen 0.1.0; spec sha256:6471bbc11453b1ee; xla-ffi-api 0.1".as_ptr()
+    c"bridgegen 0.1.0; spec sha256:12f25e031511ae6a; xla-ffi-api 0.1".as_ptr()
 }
 /// The CUDA architectures whose kernels are embedded (`sm_90 compute_80`), empty
 /// when the library was built without them.
