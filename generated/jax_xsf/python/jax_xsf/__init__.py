@@ -347,7 +347,7 @@ def bdtrik(y, n, p, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.bdtrik``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.bdtrik.html
     Type loops: fff->f, ddd->d.
     Platforms: cpu.
-    No CUDA kernels: not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass.
+    No CUDA kernels: not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07 and 2026-12-08); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -362,7 +362,7 @@ def bdtrin(k, y, p, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.bdtrin``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.bdtrin.html
     Type loops: fff->f, ddd->d.
     Platforms: cpu.
-    No CUDA kernels: not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass.
+    No CUDA kernels: not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07 and 2026-12-08); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -587,7 +587,7 @@ def btdtria(p, b, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.btdtria``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.btdtria.html
     Type loops: fff->f, ddd->d.
     Platforms: cpu.
-    No CUDA kernels: not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass.
+    No CUDA kernels: not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07 and 2026-12-08); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -602,7 +602,7 @@ def btdtrib(a, p, x, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.btdtrib``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.btdtrib.html
     Type loops: fff->f, ddd->d.
     Platforms: cpu.
-    No CUDA kernels: not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass.
+    No CUDA kernels: not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07 and 2026-12-08); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2578,7 +2578,7 @@ def nbdtrik(y, n, p, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.nbdtrik``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.nbdtrik.html
     Type loops: fff->f, ddd->d.
     Platforms: cpu.
-    No CUDA kernels: not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass.
+    No CUDA kernels: not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07 and 2026-12-08); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a
@@ -2593,7 +2593,7 @@ def nbdtrin(k, y, p, /, *, overwrite_input=None):
     Equivalent to ``scipy.special.nbdtrin``: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.nbdtrin.html
     Type loops: fff->f, ddd->d.
     Platforms: cpu.
-    No CUDA kernels: not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass.
+    No CUDA kernels: not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07 and 2026-12-08); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass.
     ``overwrite_input``: whether the result takes the buffer of an input of its shape and
     dtype (XLA copies the input first where it is still needed). ``None`` (default): in a
     loop body where the input is carried and used only here (``x = f(x)``), saving a

@@ -6,7 +6,7 @@ VERSION = "0.1.0"
 LIBRARY = "libjax_xsf_ffi.so"
 CONTRACT_SYMBOL = "bg_jax_xsf_contract"
 # Stamped into the library too; a mismatch at import means stale build output.
-CONTRACT = "bridgegen 0.1.0; spec sha256:12f25e031511ae6a; xla-ffi-api 0.1"
+CONTRACT = "bridgegen 0.1.0; spec sha256:b1e1bb27fc047511; xla-ffi-api 0.1"
 # Returns the CUDA architectures whose kernels the library embeds ("" if none).
 CUDA_ARCHS_SYMBOL = "bg_jax_xsf_cuda_archs"
 # Returns the build's facts as JSON; `bridgegen build` writes the same into _build.py.
@@ -81,7 +81,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("fff->f", "ddd->d"),
         platforms=("cpu",),
-        host_only_why="not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass",
+        host_only_why="not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07 and 2026-12-08); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass",
         handlers={"cpu": "bg_jax_xsf_bdtrik_cpu"},
         derivatives=(),
         nondiff=(),
@@ -92,7 +92,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("fff->f", "ddd->d"),
         platforms=("cpu",),
-        host_only_why="not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass",
+        host_only_why="not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07 and 2026-12-08); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass",
         handlers={"cpu": "bg_jax_xsf_bdtrin_cpu"},
         derivatives=(),
         nondiff=(),
@@ -247,7 +247,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("fff->f", "ddd->d"),
         platforms=("cpu",),
-        host_only_why="not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass",
+        host_only_why="not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07 and 2026-12-08); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass",
         handlers={"cpu": "bg_jax_xsf_btdtria_cpu"},
         derivatives=(),
         nondiff=(),
@@ -258,7 +258,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("fff->f", "ddd->d"),
         platforms=("cpu",),
-        host_only_why="not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass",
+        host_only_why="not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07 and 2026-12-08); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass",
         handlers={"cpu": "bg_jax_xsf_btdtrib_cpu"},
         derivatives=(),
         nondiff=(),
@@ -1611,7 +1611,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("fff->f", "ddd->d"),
         platforms=("cpu",),
-        host_only_why="not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass",
+        host_only_why="not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07 and 2026-12-08); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass",
         handlers={"cpu": "bg_jax_xsf_nbdtrik_cpu"},
         derivatives=(),
         nondiff=(),
@@ -1622,7 +1622,7 @@ UFUNCS = {
         outputs=("out",),
         loops=("fff->f", "ddd->d"),
         platforms=("cpu",),
-        host_only_why="not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass",
+        host_only_why="not yet run on a GPU: the kernels compile with NVRTC 13.0 for sm_90 (stack frames 1152-1368 bytes, under their cuda_stack), but no GPU was lent to run the `gpu` tests on them (2026-12-07 and 2026-12-08); they join the device, by dropping `platforms = [\"cpu\"]`, once those pass",
         handlers={"cpu": "bg_jax_xsf_nbdtrin_cpu"},
         derivatives=(),
         nondiff=(),
