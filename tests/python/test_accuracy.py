@@ -103,7 +103,8 @@ XSF_DIFFERS = {
     # the distribution degenerate, or the root sits exactly at the search range's end, SciPy's
     # cdflib search answers its own bounds (1e100, 1e-100, 2.2e-308, 5, 1957.5) or NaN, and
     # answers p = 0 or 1 before checking the other arguments; ours are the limits
-    # (test_beta_parameter_inverses_at_their_limits).
+    # (test_beta_parameter_inverses_at_their_limits). Where SciPy 1.18 answers the same limits
+    # (bdtrik, bdtrin, nbdtrik), SCIPY_OLDER_DIFFERS leaves those points out for older SciPys only.
     "btdtria": (
         "p = 0 or 1: inf or 0 here (SciPy inf or 2.2e-308, whatever b and x)",
         lambda p, b, x: (p == 0) | (p == 1),
@@ -113,24 +114,22 @@ XSF_DIFFERS = {
         lambda a, p, x: (p == 0) | (p == 1),
     ),
     "nbdtrik": (
-        "y or p = 0 or 1, n = 0, or y = p^n: the least k >= 0 with nbdtr(k, n, p) >= y here (0, or inf where "
-        "none is finite, as SciPy 1.18; NaN at n = 0, as SciPy 1.18's); SciPy 1.17's search bounds (5, 1e100, "
-        "5e-51) or NaN",
-        lambda y, n, p: (y == 0) | (y == 1) | (p == 0) | (p == 1) | (n == 0) | (y == np.asarray(p, np.float64) ** n),
+        "y = p^n: the least k >= 0 with nbdtr(k, n, p) >= y is 0 here; SciPy's search ends a rounding away "
+        "(1.1e-16 or 5e-51). SCIPY_OLDER_DIFFERS has the other limits",
+        lambda y, n, p: y == np.asarray(p, np.float64) ** n,
     ),
     "nbdtrin": (
         "y or p = 0 or 1: inf at y = 0, 0 at y = 1, NaN where nbdtr does not depend on n; SciPy's bounds or NaN",
         lambda k, y, p: (y == 0) | (y == 1) | (p == 0) | (p == 1),
     ),
     "bdtrik": (
-        "y = 0 with p = 1 (0 here, SciPy its starting point n / 2), y = (1 - p)^n (0 here, SciPy 5e-51), "
-        "and p = 0 or n = 0 (0 here and in SciPy 1.18, NaN in 1.17)",
-        lambda y, n, p: ((y == 0) & (p == 1)) | (y == (1 - np.asarray(p, np.float64)) ** n) | (p == 0) | (n == 0),
+        "y = (1 - p)^n: the least k is 0, where the root search of ours or SciPy's may end a rounding away "
+        "(3e-16, 5e-51). SCIPY_OLDER_DIFFERS has the other limits",
+        lambda y, n, p: y == (1 - np.asarray(p, np.float64)) ** n,
     ),
     "bdtrin": (
-        "y or p = 0 or 1: inf at y = 0, k at y = 1 (as SciPy 1.18, but 0 where it answers 2.2e-308 at k = 0), "
-        "else NaN where bdtr does not depend on n; SciPy 1.17's bounds (1957.5, 5, 1e100, 1e-100) or values below k",
-        lambda k, y, p: (y == 0) | (y == 1) | (p == 0) | (p == 1),
+        "k = 0 at y = 1: n = k = 0 here, SciPy's search bound 2.2e-308. SCIPY_OLDER_DIFFERS has the other limits",
+        lambda k, y, p: (k == 0) & (y == 1),
     ),
     "lpmv": (
         "m = 0, x = -1 and v not an integer (a pole, whose sign is that of -sin(pi v)): this xsf "
@@ -182,8 +181,9 @@ SCIPY_NEWER_DIFFERS = {
 
 
 # Where SciPy 1.18 fixed a value that the pinned 1.17.1 gets wrong and we follow 1.18
-# (specs/xsf/orthogonal.toml): name -> (first SciPy version with our value, why, mask over the
-# arguments of the points left out with an older SciPy). Ours there: test_orthogonal_follows_scipy_1_18.
+# (specs/xsf/orthogonal.toml, statistics.toml's beta_parameters): name -> (first SciPy version
+# with our value, why, mask over the arguments of the points left out with an older SciPy).
+# Ours there: test_orthogonal_follows_scipy_1_18, test_beta_parameter_inverses_at_their_limits.
 SCIPY_OLDER_DIFFERS = {
     "eval_jacobi": (
         (1, 18),
@@ -201,6 +201,25 @@ SCIPY_OLDER_DIFFERS = {
         (1, 18),
         "alpha = 0 (SciPy 1.18: 0 for every degree, 0 included) and real x = +-inf (gh-11713)",
         lambda n, alpha, x: (alpha == 0) | ((not np.iscomplexobj(x)) & np.isinf(x)),
+    ),
+    # The binomial inverses' and nbdtrik's limits (docs/spec.md): SciPy 1.18 answers them,
+    # SciPy 1.17's cdflib search its bounds (5, 1e100, 1957.5, n / 2) or NaN.
+    "bdtrik": (
+        (1, 18),
+        "y = 0 with p = 1 (0; SciPy 1.17 n / 2), and p = 0 or n = 0 (0; SciPy 1.17 NaN)",
+        lambda y, n, p: ((y == 0) & (p == 1)) | (p == 0) | (n == 0),
+    ),
+    "bdtrin": (
+        (1, 18),
+        "y or p = 0 or 1: inf at y = 0, k at y = 1, else NaN where bdtr does not depend on n; SciPy 1.17's "
+        "bounds (1957.5, 5, 1e100, 1e-100) or values below k",
+        lambda k, y, p: (y == 0) | (y == 1) | (p == 0) | (p == 1),
+    ),
+    "nbdtrik": (
+        (1, 18),
+        "y or p = 0 or 1, or n = 0: 0 at y = 0 or p = 1, inf at y = 1 or p = 0, NaN at n = 0 (as nbdtr); "
+        "SciPy 1.17's bounds (5, 1e100) or 0 at p = 0",
+        lambda y, n, p: (y == 0) | (y == 1) | (p == 0) | (p == 1) | (n == 0),
     ),
 }
 
